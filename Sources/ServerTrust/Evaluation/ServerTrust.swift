@@ -1,0 +1,216 @@
+public import X509
+import SwiftASN1
+
+public import Foundation
+
+/// Decides whether a server's certificate chain may be trusted for a host.
+///
+/// The order is fixed and each step only runs when the one before it passed:
+/// 1. build and validate a path from the leaf to a trust anchor with swift-certificates'
+///    `Verifier`: RFC 5280, exact validity times, the Web PKI rules (serverAuth, SAN-only host
+///    names, strict wildcards, key usage by role, serial numbers), within a work budget;
+/// 2. the certificate rules of the policy (key sizes, SHA-2 signatures);
+/// 3. the host's pins against the *validated* chain, anchor included. A pin never replaces
+///    validation: an unvalidated chain is rejected whatever its pins.
+public struct ServerTrust: Sendable {
+    /// Limits that keep one evaluation cheap whatever the server sends.
+    public struct Configuration: Hashable, Sendable {
+        /// The most certificates a server may present. Default 10.
+        public var maximumChainLength: Int
+        /// How many presented certificates with the same subject are considered as issuers. Default 4.
+        public var maximumCandidatesPerIssuerName: Int
+        /// The wall-clock budget of one evaluation. Default 2 seconds.
+        public var validationTimeBudget: Duration
+        /// The bound on name-constraint comparisons per candidate path. Default 2²⁰.
+        public var maximumNameConstraintChecks: Int
+        /// The public suffixes under which wildcards are refused.
+        public var publicSuffixes: PublicSuffixList
+
+        /// Creates a configuration; the defaults suit TLS handshakes.
+        public init(
+            maximumChainLength: Int = 10,
+            maximumCandidatesPerIssuerName: Int = 4,
+            validationTimeBudget: Duration = .seconds(2),
+            maximumNameConstraintChecks: Int = ValidationBudgetPolicy.defaultMaximumNameConstraintChecks,
+            publicSuffixes: PublicSuffixList = .builtIn
+        ) {
+            self.maximumChainLength = maximumChainLength
+            self.maximumCandidatesPerIssuerName = maximumCandidatesPerIssuerName
+            self.validationTimeBudget = validationTimeBudget
+            self.maximumNameConstraintChecks = maximumNameConstraintChecks
+            self.publicSuffixes = publicSuffixes
+        }
+    }
+
+    /// The limits in force.
+    public let configuration: Configuration
+
+    /// Creates an evaluator.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Evaluates a chain as presented in the TLS handshake (DER, leaf first).
+    ///
+    /// - Parameters:
+    ///   - presentedChain: the certificates the server sent, leaf first.
+    ///   - requirements: what the connection must satisfy, from ``TransportSecurityPolicy``.
+    ///   - now: the validation time.
+    public func evaluate(
+        presentedChain: [[UInt8]],
+        requirements: ConnectionRequirements,
+        now: Date = Date()
+    ) async -> TrustDecision {
+        if let failure = self.checkLength(presentedChain.count) {
+            return self.rejection(failure, requirements)
+        }
+        var certificates: [Certificate] = []
+        certificates.reserveCapacity(presentedChain.count)
+        for (index, der) in presentedChain.enumerated() {
+            do {
+                certificates.append(try Certificate(derEncoded: der))
+            } catch {
+                return self.rejection(self.parseFailure(der, index: index, rules: requirements.certificateRules), requirements)
+            }
+        }
+        return await self.evaluate(presentedCertificates: certificates, requirements: requirements, now: now)
+    }
+
+    /// Evaluates a chain of parsed certificates, leaf first.
+    public func evaluate(
+        presentedCertificates: [Certificate],
+        requirements: ConnectionRequirements,
+        now: Date = Date()
+    ) async -> TrustDecision {
+        if let failure = self.checkLength(presentedCertificates.count) {
+            return self.rejection(failure, requirements)
+        }
+        let leaf = presentedCertificates[0]
+        let policy = EvaluationPolicy(
+            host: requirements.host,
+            now: now,
+            rules: requirements.certificateRules,
+            configuration: self.configuration
+        )
+        if let unhandled = leaf.extensions.first(where: {
+            $0.critical && !policy.verifyingCriticalExtensions.contains($0.oid)
+        }) {
+            return self.rejection(
+                ServerTrustError(.chainPolicyViolation, "the leaf has an unsupported critical extension \(unhandled.oid)"),
+                requirements
+            )
+        }
+
+        var verifier = Verifier(rootCertificates: requirements.trustAnchors.store) { policy }
+        let result = await verifier.validate(
+            leaf: leaf,
+            intermediates: CertificateStore(self.candidateIntermediates(presentedCertificates.dropFirst()))
+        )
+
+        switch result {
+        case .validCertificate(let validated):
+            return self.checkPins(Array(validated), requirements: requirements, now: now)
+        case .couldNotValidate:
+            let failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
+            return self.rejection(failure, requirements)
+        }
+    }
+
+    private func checkLength(_ count: Int) -> ServerTrustError? {
+        if count == 0 { return ServerTrustError(.emptyChain, "the server presented no certificate") }
+        if count > self.configuration.maximumChainLength {
+            return ServerTrustError(
+                .chainTooLong,
+                "the server presented \(count) certificates; at most \(self.configuration.maximumChainLength) are accepted"
+            )
+        }
+        return nil
+    }
+
+    /// Keeps a bounded number of certificates per subject, so path building stays small.
+    private func candidateIntermediates(_ certificates: ArraySlice<Certificate>) -> [Certificate] {
+        var perSubject: [DistinguishedName: Int] = [:]
+        return certificates.filter { certificate in
+            perSubject[certificate.subject, default: 0] += 1
+            return perSubject[certificate.subject]! <= self.configuration.maximumCandidatesPerIssuerName
+        }
+    }
+
+    /// A certificate swift-certificates cannot load: a weak RSA key (swift-crypto refuses keys
+    /// under 2048 bits) is reported as such, anything else as malformed.
+    private func parseFailure(_ der: [UInt8], index: Int, rules: CertificateRules) -> ServerTrustError {
+        let role = index == 0 ? "leaf" : "certificate \(index)"
+        if let spki = try? RawCertificate.subjectPublicKeyInfo(fromCertificateDER: der),
+            let bits = try? RawCertificate.rsaModulusBits(subjectPublicKeyInfo: spki),
+            let failure = CertificateStrengthPolicy(rules: rules).checkRSA(bits: bits, subject: "the \(role)")
+        {
+            return failure
+        }
+        return ServerTrustError(.malformedCertificate, "the \(role) presented is not a valid X.509 certificate")
+    }
+
+    /// Why no path to an anchor was found when no rule failed: no candidate path existed.
+    static func diagnoseMissingPath(_ presented: [Certificate]) -> ServerTrustError {
+        let leaf = presented[0]
+        if leaf.isSelfIssued, leaf.publicKey.isValidSignature(leaf.signature, for: leaf) {
+            return ServerTrustError(.selfSigned, "the leaf (\(leaf.subjectText)) is self-signed and not a trust anchor")
+        }
+        var current = leaf
+        var seen: Set<Certificate> = [leaf]
+        while let issuer = presented.first(where: {
+            !seen.contains($0) && $0.subject == current.issuer && $0.publicKey.isValidSignature(current.signature, for: current)
+        }) {
+            if issuer.isSelfIssued {
+                return ServerTrustError(
+                    .untrustedRoot,
+                    "the chain ends at \(issuer.subjectText), which is not a trust anchor"
+                )
+            }
+            seen.insert(issuer)
+            current = issuer
+        }
+        return ServerTrustError(
+            .missingIntermediate,
+            "no presented or trusted certificate issued \(current.subjectText) (issuer \(String(describing: current.issuer)))"
+        )
+    }
+
+    private func checkPins(_ chain: [Certificate], requirements: ConnectionRequirements, now: Date) -> TrustDecision {
+        guard let pins = requirements.pins else {
+            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil)
+        }
+        let served = chain.map(Pin.init(certificate:))
+        let known = Set(pins.pins)
+        if served.contains(where: known.contains) {
+            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil)
+        }
+
+        let enforced = pins.isEnforced(at: now)
+        let result: PinValidationReport.Result =
+            enforced ? .rejected : (pins.mode == .reportOnly ? .reportOnly : .expiredNotEnforced)
+        let pattern = requirements.pinnedPattern?.description ?? requirements.host
+        let report = PinValidationReport(
+            host: requirements.host,
+            port: requirements.port,
+            pattern: pattern,
+            servedChainPins: served,
+            knownPins: pins.pins,
+            result: result,
+            date: now
+        )
+        guard enforced else {
+            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: report)
+        }
+        let servedLines = zip(served, chain).map { "    \($0): \($1.subjectText)" }.joined(separator: "\n")
+        let knownLines = pins.pins.map { "    \($0)" }.joined(separator: "\n")
+        let failure = ServerTrustError(
+            .pinMismatch,
+            "certificate pinning failure for \(requirements.host) (pins of \(pattern))\n  served chain:\n\(servedLines)\n  pinned:\n\(knownLines)"
+        )
+        return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: report)
+    }
+
+    private func rejection(_ failure: ServerTrustError, _ requirements: ConnectionRequirements) -> TrustDecision {
+        TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: nil)
+    }
+}

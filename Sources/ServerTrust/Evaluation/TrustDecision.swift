@@ -1,0 +1,27 @@
+public import X509
+
+/// The outcome of a ``ServerTrust`` evaluation.
+///
+/// A rejected server is an expected outcome, so it is a value with a reason rather than a thrown
+/// error; ``validatedChain()`` turns it into a throw for callers that want one.
+public struct TrustDecision: Sendable {
+    /// The host evaluated.
+    public let host: String
+    /// The port evaluated.
+    public let port: Int
+    /// The validated chain, leaf first and trust anchor last; empty when validation failed.
+    public let chain: [Certificate]
+    /// Why the server was rejected, or nil when it is trusted.
+    public let failure: ServerTrustError?
+    /// The pin report, when the chain did not match the host's pins (whether or not enforced).
+    public let pinReport: PinValidationReport?
+
+    /// Whether the connection may proceed.
+    public var isTrusted: Bool { self.failure == nil }
+
+    /// The validated chain, or the failure thrown.
+    public func validatedChain() throws(ServerTrustError) -> [Certificate] {
+        if let failure { throw failure }
+        return self.chain
+    }
+}

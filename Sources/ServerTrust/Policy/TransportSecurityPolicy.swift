@@ -1,0 +1,241 @@
+public import Foundation
+
+/// What a connection must satisfy, in the manner of Apple's App Transport Security (ATS).
+///
+/// The defaults fail closed: HTTPS only, TLS 1.2 or newer, forward secrecy, RSA keys of 2048 bits
+/// or more, EC keys of 256 bits or more, SHA-2 signatures, the system's trust roots, no pins.
+/// Exceptions are per domain and explicit.
+public struct TransportSecurityPolicy: Hashable, Sendable {
+    /// Allow plain HTTP to every host.
+    /// - Important: this removes transport security for every host without an exception. It
+    ///   is listed in ``securityWarnings`` so that transports can log it loudly. TLS connections
+    ///   keep their requirements.
+    public var allowsArbitraryLoads: Bool
+    /// Allow plain HTTP to local hosts: `localhost`, unqualified names, `.local` names, and
+    /// loopback, private and link-local addresses.
+    public var allowsLocalNetworking: Bool
+    /// The oldest TLS version accepted. Default TLS 1.2.
+    public var minimumTLSVersion: TLSVersion
+    /// Whether only forward-secret (ECDHE) key exchange is accepted. Default true.
+    public var requiresForwardSecrecy: Bool
+    /// Key-size and signature rules.
+    public var certificateRules: CertificateRules
+    /// The roots a chain must lead to.
+    public var trustAnchors: TrustAnchors
+    /// Exceptions keyed by domain (normalised to lower case, no trailing dot).
+    public private(set) var exceptionDomains: [String: DomainException]
+    /// Pin sets by host pattern.
+    public var pinning: PinningPolicy
+
+    /// The default, strict policy.
+    public static let strict = TransportSecurityPolicy()
+
+    /// Creates a policy; every argument defaults to the strict setting.
+    public init(
+        allowsArbitraryLoads: Bool = false,
+        allowsLocalNetworking: Bool = false,
+        minimumTLSVersion: TLSVersion = .v1_2,
+        requiresForwardSecrecy: Bool = true,
+        certificateRules: CertificateRules = .default,
+        trustAnchors: TrustAnchors = .system,
+        exceptionDomains: [String: DomainException] = [:],
+        pinning: PinningPolicy = .none
+    ) {
+        self.allowsArbitraryLoads = allowsArbitraryLoads
+        self.allowsLocalNetworking = allowsLocalNetworking
+        self.minimumTLSVersion = minimumTLSVersion
+        self.requiresForwardSecrecy = requiresForwardSecrecy
+        self.certificateRules = certificateRules
+        self.trustAnchors = trustAnchors
+        self.exceptionDomains = [:]
+        self.pinning = pinning
+        for (domain, exception) in exceptionDomains {
+            self.setException(exception, for: domain)
+        }
+    }
+
+    /// Adds or replaces the exception for a domain.
+    public mutating func setException(_ exception: DomainException, for domain: String) {
+        self.exceptionDomains[HostName.normalise(domain)] = exception
+    }
+
+    /// What a connection to `url` must satisfy.
+    /// - Throws: ``ServerTrustError/Code/insecureScheme`` for plain `http` to a host that is not
+    ///   excepted, ``ServerTrustError/Code/unsupportedScheme`` for anything but `http`/`https`,
+    ///   ``ServerTrustError/Code/invalidURL`` for a URL without a host.
+    public func requirements(for url: URL) throws(ServerTrustError) -> ConnectionRequirements {
+        guard let scheme = url.scheme?.lowercased() else {
+            throw ServerTrustError(.invalidURL, "the URL has no scheme")
+        }
+        guard let rawHost = url.host, !rawHost.isEmpty else {
+            throw ServerTrustError(.invalidURL, "the URL has no host")
+        }
+        let host = HostName.normalise(rawHost)
+        let exception = self.exception(for: host)
+
+        switch scheme {
+        case "https":
+            break
+        case "http":
+            let allowed =
+                self.allowsArbitraryLoads || exception?.allowsInsecureHTTPLoads == true
+                || (self.allowsLocalNetworking && Self.isLocal(host))
+            guard allowed else {
+                throw ServerTrustError(
+                    .insecureScheme,
+                    "plain http to \(host) is refused: use https, or add an exception that allows insecure HTTP loads"
+                )
+            }
+        default:
+            throw ServerTrustError(.unsupportedScheme, "the scheme '\(scheme)' is not supported; use https")
+        }
+
+        let usesTLS = scheme == "https"
+        let pinRule = self.pinRule(for: host)
+        return ConnectionRequirements(
+            host: host,
+            port: url.port ?? (usesTLS ? 443 : 80),
+            usesTLS: usesTLS,
+            minimumTLSVersion: exception?.minimumTLSVersion ?? self.minimumTLSVersion,
+            requiresForwardSecrecy: exception?.requiresForwardSecrecy ?? self.requiresForwardSecrecy,
+            certificateRules: self.certificateRules,
+            trustAnchors: self.trustAnchors,
+            pinnedPattern: pinRule?.pattern,
+            pins: pinRule?.pins
+        )
+    }
+
+    /// The most specific exception covering the host (exact, or a parent with includesSubdomains).
+    public func exception(for host: String) -> DomainException? {
+        var current = HostName.normalise(host)
+        var exact = true
+        while true {
+            if let exception = self.exceptionDomains[current], exact || exception.includesSubdomains {
+                return exception
+            }
+            guard let dot = current.firstIndex(of: ".") else { return nil }
+            current = String(current[current.index(after: dot)...])
+            exact = false
+        }
+    }
+
+    /// The settings that weaken transport security, one sentence each, for a transport to log loudly.
+    public var securityWarnings: [String] {
+        var warnings: [String] = []
+        if self.allowsArbitraryLoads { warnings.append("allowsArbitraryLoads: plain HTTP is allowed to every host") }
+        if self.minimumTLSVersion < .v1_2 { warnings.append("minimumTLSVersion is \(self.minimumTLSVersion)") }
+        if !self.requiresForwardSecrecy { warnings.append("forward secrecy is not required") }
+        if self.certificateRules != .default { warnings.append("certificate rules are weaker than ATS's") }
+        for (domain, exception) in self.exceptionDomains.sorted(by: { $0.key < $1.key }) {
+            if exception.allowsInsecureHTTPLoads { warnings.append("\(domain): plain HTTP is allowed") }
+            if let version = exception.minimumTLSVersion, version < .v1_2 {
+                warnings.append("\(domain): minimum TLS version is \(version)")
+            }
+            if exception.requiresForwardSecrecy == false { warnings.append("\(domain): forward secrecy is not required") }
+        }
+        return warnings
+    }
+
+    private func pinRule(for host: String) -> (pattern: HostPattern, pins: PinSet)? {
+        var combined = self.pinning
+        for (domain, exception) in self.exceptionDomains {
+            guard let pins = exception.pins else { continue }
+            let text = exception.includesSubdomains ? "**." + domain : domain
+            if let pattern = try? HostPattern(text), combined.rules[pattern] == nil {
+                combined.pin(pattern, to: pins)
+            }
+        }
+        return combined.rule(for: host)
+    }
+
+    static func isLocal(_ host: String) -> Bool {
+        if let address = IPAddress(host) {
+            let b = address.bytes
+            if address.isIPv4 {
+                return b[0] == 127 || b[0] == 10 || (b[0] == 172 && (16...31).contains(b[1]))
+                    || (b[0] == 192 && b[1] == 168) || (b[0] == 169 && b[1] == 254)
+            }
+            let loopback = b == Array(repeating: 0, count: 15) + [1]
+            return loopback || (b[0] & 0xFE) == 0xFC || (b[0] == 0xFE && (b[1] & 0xC0) == 0x80)
+        }
+        return host == "localhost" || !host.contains(".") || host.hasSuffix(".local")
+    }
+}
+
+/// Per-domain relaxations (or pins), as ATS's `NSExceptionDomains` entries.
+public struct DomainException: Hashable, Sendable {
+    /// The exception covers subdomains of the domain too.
+    public var includesSubdomains: Bool
+    /// Overrides the policy's minimum TLS version.
+    public var minimumTLSVersion: TLSVersion?
+    /// Overrides the policy's forward-secrecy requirement.
+    public var requiresForwardSecrecy: Bool?
+    /// Allows plain HTTP to the domain.
+    /// - Important: traffic to the domain can be read and changed by anyone on the path.
+    public var allowsInsecureHTTPLoads: Bool
+    /// Pins for the domain (and its subdomains when ``includesSubdomains``); a pattern in the
+    /// policy's ``TransportSecurityPolicy/pinning`` for the same hosts takes precedence.
+    public var pins: PinSet?
+
+    /// Creates an exception; without arguments it changes nothing.
+    public init(
+        includesSubdomains: Bool = false,
+        minimumTLSVersion: TLSVersion? = nil,
+        requiresForwardSecrecy: Bool? = nil,
+        allowsInsecureHTTPLoads: Bool = false,
+        pins: PinSet? = nil
+    ) {
+        self.includesSubdomains = includesSubdomains
+        self.minimumTLSVersion = minimumTLSVersion
+        self.requiresForwardSecrecy = requiresForwardSecrecy
+        self.allowsInsecureHTTPLoads = allowsInsecureHTTPLoads
+        self.pins = pins
+    }
+}
+
+/// What one connection must satisfy: the outcome of ``TransportSecurityPolicy/requirements(for:)``.
+///
+/// Hashable, so a transport can key its connection pool and its trust-decision cache on it.
+public struct ConnectionRequirements: Hashable, Sendable {
+    /// The host, normalised (lower case, no trailing dot, no IPv6 brackets).
+    public var host: String
+    /// The port.
+    public var port: Int
+    /// Whether the connection uses TLS (false only for an excepted plain-HTTP URL).
+    public var usesTLS: Bool
+    /// The oldest TLS version to offer.
+    public var minimumTLSVersion: TLSVersion
+    /// Whether only forward-secret cipher suites may be offered.
+    public var requiresForwardSecrecy: Bool
+    /// Key and signature rules for the chain.
+    public var certificateRules: CertificateRules
+    /// The roots the chain must lead to.
+    public var trustAnchors: TrustAnchors
+    /// The pattern whose pins apply, if any.
+    public var pinnedPattern: HostPattern?
+    /// The pins that apply, if any.
+    public var pins: PinSet?
+
+    /// Creates requirements directly; most callers get them from a ``TransportSecurityPolicy``.
+    public init(
+        host: String,
+        port: Int = 443,
+        usesTLS: Bool = true,
+        minimumTLSVersion: TLSVersion = .v1_2,
+        requiresForwardSecrecy: Bool = true,
+        certificateRules: CertificateRules = .default,
+        trustAnchors: TrustAnchors = .system,
+        pinnedPattern: HostPattern? = nil,
+        pins: PinSet? = nil
+    ) {
+        self.host = HostName.normalise(host)
+        self.port = port
+        self.usesTLS = usesTLS
+        self.minimumTLSVersion = minimumTLSVersion
+        self.requiresForwardSecrecy = requiresForwardSecrecy
+        self.certificateRules = certificateRules
+        self.trustAnchors = trustAnchors
+        self.pinnedPattern = pinnedPattern
+        self.pins = pins
+    }
+}

@@ -1,0 +1,102 @@
+/// An error from the ServerTrust module: a bad configuration, a refused URL, or a rejected server.
+///
+/// Errors compare equal when their ``code`` is equal, so tests and callers can match on the code
+/// while the ``message`` explains the particular case. Messages never hold a secret: they name
+/// hosts, key paths, pins and certificate subjects, which are public.
+public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier of what went wrong.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Base: String, Hashable, Sendable {
+            case invalidPin, invalidHostPattern, missingBackupPin, invalidPolicyFile
+            case invalidURL, insecureScheme, unsupportedScheme
+            case emptyChain, chainTooLong, malformedCertificate
+            case expired, notYetValid, hostnameMismatch, selfSigned, untrustedRoot, missingIntermediate
+            case chainPolicyViolation, weakKey, weakSignatureAlgorithm
+            case serverAuthNotPermitted, invalidKeyUsage, invalidSerialNumber
+            case validationBudgetExceeded, pinMismatch
+            case unreadableFile, notACertificate
+        }
+
+        fileprivate let base: Base
+
+        /// The text form of the code, stable across releases (for logs and reports).
+        public var description: String { self.base.rawValue }
+
+        /// A pin string is not `sha256/BASE64` or bare base64 of a 32-byte digest.
+        public static let invalidPin = Code(base: .invalidPin)
+        /// A host pattern is malformed or too broad.
+        public static let invalidHostPattern = Code(base: .invalidHostPattern)
+        /// An enforced pin set has fewer than two pins (no backup).
+        public static let missingBackupPin = Code(base: .missingBackupPin)
+        /// A JSON policy file was refused; ``ServerTrustError/keyPath`` names where.
+        public static let invalidPolicyFile = Code(base: .invalidPolicyFile)
+        /// A URL has no host or is otherwise unusable.
+        public static let invalidURL = Code(base: .invalidURL)
+        /// Plain `http` to a host the policy does not except.
+        public static let insecureScheme = Code(base: .insecureScheme)
+        /// A scheme other than `https` or `http`.
+        public static let unsupportedScheme = Code(base: .unsupportedScheme)
+        /// The server presented no certificate.
+        public static let emptyChain = Code(base: .emptyChain)
+        /// The server presented more certificates than the configured maximum.
+        public static let chainTooLong = Code(base: .chainTooLong)
+        /// A presented certificate could not be parsed.
+        public static let malformedCertificate = Code(base: .malformedCertificate)
+        /// A certificate of the chain has expired.
+        public static let expired = Code(base: .expired)
+        /// A certificate of the chain is not valid yet.
+        public static let notYetValid = Code(base: .notYetValid)
+        /// The leaf's subject alternative names do not cover the host.
+        public static let hostnameMismatch = Code(base: .hostnameMismatch)
+        /// The leaf is self-signed and not a trust anchor.
+        public static let selfSigned = Code(base: .selfSigned)
+        /// The chain ends at a root that is not a trust anchor.
+        public static let untrustedRoot = Code(base: .untrustedRoot)
+        /// The issuer of a presented certificate is neither presented nor a trust anchor.
+        public static let missingIntermediate = Code(base: .missingIntermediate)
+        /// An RFC 5280 rule failed (basic constraints, name constraints, version, critical extensions).
+        public static let chainPolicyViolation = Code(base: .chainPolicyViolation)
+        /// A key is smaller than the policy allows (RSA < 2048 or EC < 256 bits by default).
+        public static let weakKey = Code(base: .weakKey)
+        /// A certificate is signed with a hash weaker than SHA-2.
+        public static let weakSignatureAlgorithm = Code(base: .weakSignatureAlgorithm)
+        /// The leaf (or an intermediate) restricts its extended key usage and omits serverAuth.
+        public static let serverAuthNotPermitted = Code(base: .serverAuthNotPermitted)
+        /// Key usage does not fit the certificate's role (a leaf with keyCertSign, a CA without it).
+        public static let invalidKeyUsage = Code(base: .invalidKeyUsage)
+        /// A serial number is not positive or is longer than 20 octets.
+        public static let invalidSerialNumber = Code(base: .invalidSerialNumber)
+        /// Validation took more work or time than its budget; the chain is refused.
+        public static let validationBudgetExceeded = Code(base: .validationBudgetExceeded)
+        /// No certificate of the validated chain matches the host's enforced pins.
+        public static let pinMismatch = Code(base: .pinMismatch)
+        /// A file could not be read.
+        public static let unreadableFile = Code(base: .unreadableFile)
+        /// Data is neither a PEM nor a DER certificate.
+        public static let notACertificate = Code(base: .notACertificate)
+    }
+
+    /// What went wrong, as a stable code.
+    public let code: Code
+    /// A short explanation for people; it never holds a secret.
+    public let message: String
+    /// For ``Code/invalidPolicyFile``: the key path in the file, such as `exceptionDomains["a.com"].pins[1]`.
+    public let keyPath: String?
+
+    init(_ code: Code, _ message: String, keyPath: String? = nil) {
+        self.code = code
+        self.message = message
+        self.keyPath = keyPath
+    }
+
+    /// `code: message`.
+    public var description: String { "\(self.code): \(self.message)" }
+
+    public static func == (lhs: ServerTrustError, rhs: ServerTrustError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.code)
+    }
+}

@@ -1,0 +1,40 @@
+public import SwiftASN1
+public import X509
+
+/// Key usage must fit the certificate's role.
+///
+/// RFC 5280 §4.2.1.3 and §4.2.1.9: keyCertSign may only be asserted when basic constraints say
+/// cA=true, and a CA certificate that has a key usage extension must assert keyCertSign
+/// (Baseline Requirements §7.1.2.10.7). A leaf that could sign certificates is refused.
+public struct KeyUsageRolePolicy: ChainRule, Sendable {
+    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
+
+    /// Creates the policy.
+    public init() {}
+
+    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
+        for (index, certificate) in chain.enumerated() {
+            let keyUsage: KeyUsage?
+            do {
+                keyUsage = try certificate.extensions.keyUsage
+            } catch {
+                return ServerTrustError(.invalidKeyUsage, "the key usage of \(certificate.subjectText) is malformed")
+            }
+            guard let keyUsage else { continue }
+            if index == 0 {
+                if keyUsage.keyCertSign, !certificate.isCertificateAuthority {
+                    return ServerTrustError(
+                        .invalidKeyUsage,
+                        "the leaf (\(certificate.subjectText)) asserts keyCertSign but is not a CA"
+                    )
+                }
+            } else if !keyUsage.keyCertSign {
+                return ServerTrustError(
+                    .invalidKeyUsage,
+                    "the CA certificate \(certificate.subjectText) has a key usage without keyCertSign"
+                )
+            }
+        }
+        return nil
+    }
+}

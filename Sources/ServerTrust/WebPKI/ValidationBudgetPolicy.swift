@@ -1,0 +1,63 @@
+public import SwiftASN1
+public import X509
+
+/// Bounds the work of validating one chain, so a hostile chain cannot stall a handshake.
+///
+/// Two limits, both failing closed with ``ServerTrustError/Code/validationBudgetExceeded``:
+/// - a wall-clock budget measured from the start of the evaluation, checked before each
+///   candidate path is evaluated;
+/// - the name-constraint work of a candidate path — for each CA with name constraints
+///   (RFC 5280 §4.2.1.10), its number of subtrees times the names (subject and SANs) of the
+///   certificates below it — is counted before the constraints are checked, and refused above a
+///   bound, as BoringSSL does (`NAME_CHECK_MAX`, 2²⁰ comparisons).
+public struct ValidationBudgetPolicy: ChainRule, Sendable {
+    public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
+
+    /// BoringSSL's bound on name-constraint comparisons.
+    public static let defaultMaximumNameConstraintChecks = 1 << 20
+
+    let deadline: ContinuousClock.Instant
+    let maximumNameConstraintChecks: Int
+    /// Candidate paths evaluated so far.
+    public private(set) var pathsEvaluated = 0
+
+    /// Creates a budget that starts now.
+    public init(timeBudget: Duration, maximumNameConstraintChecks: Int = Self.defaultMaximumNameConstraintChecks) {
+        self.deadline = ContinuousClock.now.advanced(by: timeBudget)
+        self.maximumNameConstraintChecks = maximumNameConstraintChecks
+    }
+
+    public mutating func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
+        self.pathsEvaluated += 1
+        if ContinuousClock.now > self.deadline {
+            return ServerTrustError(
+                .validationBudgetExceeded,
+                "chain validation ran out of time after \(self.pathsEvaluated) candidate paths"
+            )
+        }
+        let work = Self.nameConstraintWork(Array(chain))
+        if work > self.maximumNameConstraintChecks {
+            return ServerTrustError(
+                .validationBudgetExceeded,
+                "checking name constraints would take \(work) comparisons; the limit is \(self.maximumNameConstraintChecks)"
+            )
+        }
+        return nil
+    }
+
+    static func nameConstraintWork(_ certificates: [Certificate]) -> Int {
+        var work = 0
+        var namesBelow = 0
+        for certificate in certificates {
+            if let constraints = try? certificate.extensions.nameConstraints {
+                let subtrees = constraints.permittedSubtrees.count + constraints.excludedSubtrees.count
+                let (product, overflow) = subtrees.multipliedReportingOverflow(by: namesBelow)
+                work = overflow ? Int.max : work &+ product
+                if work < 0 { work = Int.max }
+            }
+            let sans = (try? certificate.extensions.subjectAlternativeNames)?.count ?? 0
+            namesBelow += sans + 1
+        }
+        return work
+    }
+}
