@@ -136,10 +136,16 @@ public struct ServerTrust: Sendable {
         }
     }
 
-    /// A certificate swift-certificates cannot load: a weak RSA key (swift-crypto refuses keys
-    /// under 2048 bits) is reported as such, anything else as malformed.
+    /// A certificate swift-certificates cannot load: a negative serial number (swift-certificates
+    /// refuses it) or a weak RSA key (swift-crypto refuses keys under 2048 bits) is reported as
+    /// such, anything else as malformed.
     private func parseFailure(_ der: [UInt8], index: Int, rules: CertificateRules) -> ServerTrustError {
         let role = index == 0 ? "leaf" : "certificate \(index)"
+        if let serial = try? RawCertificate.serialNumberContent(fromCertificateDER: der),
+            let failure = SerialNumberPolicy.checkRaw(serial, subject: "the \(role)")
+        {
+            return failure
+        }
         if let spki = try? RawCertificate.subjectPublicKeyInfo(fromCertificateDER: der),
             let bits = try? RawCertificate.rsaModulusBits(subjectPublicKeyInfo: spki),
             let failure = CertificateStrengthPolicy(rules: rules).checkRSA(bits: bits, subject: "the \(role)")

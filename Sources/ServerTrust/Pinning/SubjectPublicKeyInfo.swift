@@ -12,6 +12,19 @@ enum RawCertificate {
 
     /// The exact DER bytes of the certificate's SubjectPublicKeyInfo.
     static func subjectPublicKeyInfo(fromCertificateDER der: [UInt8]) throws -> ArraySlice<UInt8> {
+        try self.tbsFields(der)[5].encodedBytes
+    }
+
+    /// The DER content octets of the serial number (two's complement, as encoded).
+    static func serialNumberContent(fromCertificateDER der: [UInt8]) throws -> ArraySlice<UInt8> {
+        guard case .primitive(let content) = try self.tbsFields(der)[0].content else {
+            throw ASN1Error.invalidASN1Object(reason: "bad serial number")
+        }
+        return content
+    }
+
+    /// The TBSCertificate fields from serialNumber on (the optional version removed).
+    private static func tbsFields(_ der: [UInt8]) throws -> [ASN1Node] {
         let certificate = try DER.parse(der)
         guard case .constructed(let certificateFields) = certificate.content,
             let tbs = certificateFields.first(where: { _ in true }),
@@ -26,7 +39,7 @@ enum RawCertificate {
         guard fields.count >= 6, fields[5].identifier == .sequence else {
             throw ASN1Error.invalidASN1Object(reason: "no subjectPublicKeyInfo")
         }
-        return fields[5].encodedBytes
+        return fields
     }
 
     /// The RSA modulus size in bits, or nil when the key is not RSA.

@@ -17,19 +17,39 @@ public struct SerialNumberPolicy: ChainRule, Sendable {
 
     public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         for certificate in chain {
-            let bytes = certificate.serialNumber.bytes
-            guard let first = bytes.first, first & 0x80 == 0, bytes.contains(where: { $0 != 0 }) else {
+            // swift-certificates holds the unsigned magnitude (it refuses to parse a negative
+            // serial, which ServerTrust then reports from the raw DER); the DER content is one
+            // octet longer when the top bit is set.
+            let magnitude = certificate.serialNumber.bytes.drop(while: { $0 == 0 })
+            guard let first = magnitude.first else {
+                return Self.notPositive(certificate.subjectText)
+            }
+            let octets = magnitude.count + (first & 0x80 == 0 ? 0 : 1)
+            if octets > Self.maximumOctets {
                 return ServerTrustError(
                     .invalidSerialNumber,
-                    "the serial number of \(certificate.subjectText) is not a positive integer"
+                    "the serial number of \(certificate.subjectText) is \(octets) octets; at most 20 are allowed"
                 )
             }
-            if bytes.count > Self.maximumOctets {
-                return ServerTrustError(
-                    .invalidSerialNumber,
-                    "the serial number of \(certificate.subjectText) is \(bytes.count) octets; at most 20 are allowed"
-                )
-            }
+        }
+        return nil
+    }
+
+    static func notPositive(_ subject: String) -> ServerTrustError {
+        ServerTrustError(.invalidSerialNumber, "the serial number of \(subject) is not a positive integer")
+    }
+
+    /// Checks the serial number's DER content bytes (two's complement) of a certificate that
+    /// could not be parsed.
+    static func checkRaw(_ content: ArraySlice<UInt8>, subject: String) -> ServerTrustError? {
+        guard let first = content.first, first & 0x80 == 0, content.contains(where: { $0 != 0 }) else {
+            return Self.notPositive(subject)
+        }
+        if content.count > Self.maximumOctets {
+            return ServerTrustError(
+                .invalidSerialNumber,
+                "the serial number of \(subject) is \(content.count) octets; at most 20 are allowed"
+            )
         }
         return nil
     }

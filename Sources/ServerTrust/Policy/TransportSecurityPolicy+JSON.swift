@@ -1,0 +1,243 @@
+public import Foundation
+
+extension TransportSecurityPolicy {
+    /// Loads a policy from a JSON file.
+    /// - Throws: ``ServerTrustError/Code/unreadableFile``, or ``ServerTrustError/Code/invalidPolicyFile``
+    ///   as ``init(json:)`` does.
+    public init(contentsOfFile path: String) throws(ServerTrustError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ServerTrustError(.unreadableFile, "cannot read the policy file '\(path)'")
+        }
+        try self.init(json: data)
+    }
+
+    /// Parses a JSON policy. Every key is optional and defaults to the strict setting:
+    ///
+    /// ```json
+    /// {
+    ///   "allowsArbitraryLoads": false,
+    ///   "allowsLocalNetworking": false,
+    ///   "minimumTLSVersion": "TLSv1.2",
+    ///   "requiresForwardSecrecy": true,
+    ///   "exceptionDomains": {
+    ///     "legacy.example.com": {
+    ///       "includesSubdomains": true,
+    ///       "minimumTLSVersion": "TLSv1.2",
+    ///       "requiresForwardSecrecy": false,
+    ///       "allowsInsecureHTTPLoads": false,
+    ///       "pins": { "pins": ["sha256/…", "sha256/…"] }
+    ///     }
+    ///   },
+    ///   "pinnedDomains": {
+    ///     "**.example.com": {
+    ///       "pins": ["sha256/…", "sha256/…"],
+    ///       "expiration": "2027-06-30T00:00:00Z",
+    ///       "reportOnly": false
+    ///     }
+    ///   }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``ServerTrustError/Code/invalidPolicyFile`` with the key path and the reason: the
+    ///   text is not JSON, an unknown key, a wrong type, a bad TLS version, host pattern, pin or
+    ///   date, or an enforced pin set without a backup pin.
+    public init(json: Data) throws(ServerTrustError) {
+        let root: JSONValue
+        do {
+            root = try JSONDecoder().decode(JSONValue.self, from: json)
+        } catch {
+            throw ServerTrustError(.invalidPolicyFile, "the policy is not valid JSON", keyPath: "$")
+        }
+        var reader = PolicyReader()
+        self = try reader.policy(root)
+    }
+}
+
+/// A JSON value, decoded without Foundation's loose conversions (a number is never a Bool).
+enum JSONValue: Decodable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
+            self = .array(values)
+            return
+        }
+        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            var values: [String: JSONValue] = [:]
+            for key in object.allKeys { values[key.stringValue] = try object.decode(JSONValue.self, forKey: key) }
+            self = .object(values)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
+    }
+
+    var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// Walks the JSON tree, keeping the key path for error messages.
+private struct PolicyReader {
+    static let topKeys: Set<String> = [
+        "allowsArbitraryLoads", "allowsLocalNetworking", "minimumTLSVersion", "requiresForwardSecrecy",
+        "exceptionDomains", "pinnedDomains",
+    ]
+    static let exceptionKeys: Set<String> = [
+        "includesSubdomains", "minimumTLSVersion", "requiresForwardSecrecy", "allowsInsecureHTTPLoads", "pins",
+    ]
+    static let pinSetKeys: Set<String> = ["pins", "expiration", "reportOnly"]
+
+    func fail(_ path: String, _ reason: String) -> ServerTrustError {
+        ServerTrustError(.invalidPolicyFile, "\(path): \(reason)", keyPath: path)
+    }
+
+    func object(_ value: JSONValue, _ path: String, allowed: Set<String>) throws(ServerTrustError) -> [String: JSONValue] {
+        guard case .object(let fields) = value else { throw self.fail(path, "expected an object, found \(value.typeName)") }
+        if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw self.fail(path + "." + unknown, "unknown key (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+        return fields
+    }
+
+    func bool(_ fields: [String: JSONValue], _ key: String, _ path: String) throws(ServerTrustError) -> Bool? {
+        guard let value = fields[key] else { return nil }
+        guard case .bool(let flag) = value else {
+            throw self.fail(path + "." + key, "expected a boolean, found \(value.typeName)")
+        }
+        return flag
+    }
+
+    func string(_ fields: [String: JSONValue], _ key: String, _ path: String) throws(ServerTrustError) -> String? {
+        guard let value = fields[key] else { return nil }
+        guard case .string(let text) = value else {
+            throw self.fail(path + "." + key, "expected a string, found \(value.typeName)")
+        }
+        return text
+    }
+
+    func tlsVersion(_ fields: [String: JSONValue], _ path: String) throws(ServerTrustError) -> TLSVersion? {
+        guard let text = try self.string(fields, "minimumTLSVersion", path) else { return nil }
+        guard let version = TLSVersion(text) else {
+            throw self.fail(path + ".minimumTLSVersion", "'\(text)' is not a TLS version (use TLSv1.2 or TLSv1.3)")
+        }
+        return version
+    }
+
+    mutating func policy(_ root: JSONValue) throws(ServerTrustError) -> TransportSecurityPolicy {
+        let fields = try self.object(root, "$", allowed: Self.topKeys)
+        var policy = TransportSecurityPolicy()
+        policy.allowsArbitraryLoads = try self.bool(fields, "allowsArbitraryLoads", "$") ?? false
+        policy.allowsLocalNetworking = try self.bool(fields, "allowsLocalNetworking", "$") ?? false
+        policy.minimumTLSVersion = try self.tlsVersion(fields, "$") ?? .v1_2
+        policy.requiresForwardSecrecy = try self.bool(fields, "requiresForwardSecrecy", "$") ?? true
+
+        if let exceptions = fields["exceptionDomains"] {
+            guard case .object(let domains) = exceptions else {
+                throw self.fail("$.exceptionDomains", "expected an object, found \(exceptions.typeName)")
+            }
+            for domain in domains.keys.sorted() {
+                let path = "$.exceptionDomains[\"\(domain)\"]"
+                do {
+                    _ = try HostPattern(domain)
+                } catch {
+                    throw self.fail(path, error.message)
+                }
+                guard !domain.contains("*") else { throw self.fail(path, "an exception domain has no wildcard; use includesSubdomains") }
+                policy.setException(try self.exception(domains[domain]!, path), for: domain)
+            }
+        }
+
+        if let pinned = fields["pinnedDomains"] {
+            guard case .object(let patterns) = pinned else {
+                throw self.fail("$.pinnedDomains", "expected an object, found \(pinned.typeName)")
+            }
+            for text in patterns.keys.sorted() {
+                let path = "$.pinnedDomains[\"\(text)\"]"
+                let pattern: HostPattern
+                do {
+                    pattern = try HostPattern(text)
+                } catch {
+                    throw self.fail(path, error.message)
+                }
+                policy.pinning.pin(pattern, to: try self.pinSet(patterns[text]!, path))
+            }
+        }
+        return policy
+    }
+
+    func exception(_ value: JSONValue, _ path: String) throws(ServerTrustError) -> DomainException {
+        let fields = try self.object(value, path, allowed: Self.exceptionKeys)
+        return DomainException(
+            includesSubdomains: try self.bool(fields, "includesSubdomains", path) ?? false,
+            minimumTLSVersion: try self.tlsVersion(fields, path),
+            requiresForwardSecrecy: try self.bool(fields, "requiresForwardSecrecy", path),
+            allowsInsecureHTTPLoads: try self.bool(fields, "allowsInsecureHTTPLoads", path) ?? false,
+            pins: try fields["pins"].map { value throws(ServerTrustError) in try self.pinSet(value, path + ".pins") }
+        )
+    }
+
+    func pinSet(_ value: JSONValue, _ path: String) throws(ServerTrustError) -> PinSet {
+        let fields = try self.object(value, path, allowed: Self.pinSetKeys)
+        guard let list = fields["pins"] else { throw self.fail(path + ".pins", "missing: a pin set needs its pins") }
+        guard case .array(let items) = list else {
+            throw self.fail(path + ".pins", "expected an array of pins, found \(list.typeName)")
+        }
+        var pins: [Pin] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item else {
+                throw self.fail(path + ".pins[\(index)]", "expected a string, found \(item.typeName)")
+            }
+            do {
+                pins.append(try Pin(text))
+            } catch {
+                throw self.fail(path + ".pins[\(index)]", error.message)
+            }
+        }
+        var expiration: Date?
+        if let text = try self.string(fields, "expiration", path) {
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw self.fail(path + ".expiration", "'\(text)' is not an ISO 8601 date such as 2027-06-30T00:00:00Z")
+            }
+            expiration = date
+        }
+        let reportOnly = try self.bool(fields, "reportOnly", path) ?? false
+        do {
+            return try PinSet(pins: pins, expiration: expiration, mode: reportOnly ? .reportOnly : .enforce)
+        } catch {
+            throw self.fail(path + ".pins", error.message)
+        }
+    }
+}
