@@ -49,7 +49,7 @@ extension TransportSecurityPolicy {
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: json)
         } catch {
-            throw ServerTrustError(.invalidPolicyFile, "the policy is not valid JSON", keyPath: "$")
+            throw ServerTrustError(.invalidPolicyFile, "$: the policy is not valid JSON", keyPath: "$")
         }
         var reader = PolicyReader()
         self = try reader.policy(root)
