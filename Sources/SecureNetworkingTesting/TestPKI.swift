@@ -166,6 +166,14 @@ public struct TestPKI: Sendable {
         return Certificate.SerialNumber(bytes: bytes)
     }
 
+    /// SHA-256 with the issuer's key type (SHA-384 for P-384), as swift-certificates would pick.
+    static func defaultSignatureAlgorithm(for key: Certificate.PrivateKey) -> Certificate.SignatureAlgorithm {
+        if P384.Signing.PublicKey(key.publicKey) != nil { return .ecdsaWithSHA384 }
+        if P521.Signing.PublicKey(key.publicKey) != nil { return .ecdsaWithSHA512 }
+        if _RSA.Signing.PublicKey(key.publicKey) != nil { return .sha256WithRSAEncryption }
+        return .ecdsaWithSHA256
+    }
+
     static func sign(
         serialNumber: Certificate.SerialNumber,
         publicKey: Certificate.PublicKey,
@@ -177,21 +185,7 @@ public struct TestPKI: Sendable {
         issuerKey: Certificate.PrivateKey,
         signatureAlgorithm: Certificate.SignatureAlgorithm?
     ) throws -> Certificate {
-        if let signatureAlgorithm {
-            return try Certificate(
-                version: .v3,
-                serialNumber: serialNumber,
-                publicKey: publicKey,
-                notValidBefore: notBefore,
-                notValidAfter: notAfter,
-                issuer: issuer,
-                subject: subject,
-                signatureAlgorithm: signatureAlgorithm,
-                extensions: extensions,
-                issuerPrivateKey: issuerKey
-            )
-        }
-        return try Certificate(
+        try Certificate(
             version: .v3,
             serialNumber: serialNumber,
             publicKey: publicKey,
@@ -199,6 +193,7 @@ public struct TestPKI: Sendable {
             notValidAfter: notAfter,
             issuer: issuer,
             subject: subject,
+            signatureAlgorithm: signatureAlgorithm ?? Self.defaultSignatureAlgorithm(for: issuerKey),
             extensions: extensions,
             issuerPrivateKey: issuerKey
         )

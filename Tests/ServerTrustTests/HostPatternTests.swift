@@ -24,6 +24,8 @@ struct HostPatternTests {
         ("127.0.0.1", "127.0.0.1", true),
         ("127.0.0.1", "127.0.0.2", false),
         ("::1", "[::1]", true),
+        ("::1", "0:0:0:0:0:0:0:1", true),
+        ("2001:db8::1", "2001:DB8:0::1", true),
     ])
     func matching(pattern: String, host: String, expected: Bool) throws {
         #expect(try HostPattern(pattern).matches(host) == expected)

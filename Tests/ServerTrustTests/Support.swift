@@ -27,7 +27,7 @@ func evaluate(
         host: host,
         certificateRules: rules,
         trustAnchors: anchors ?? Fixtures.pki.trustAnchors,
-        pinnedPattern: try pattern.map { try HostPattern($0) } ?? (pins == nil ? nil : try HostPattern(host)),
+        pinScope: pattern ?? (pins == nil ? nil : host),
         pins: pins
     )
     return await ServerTrust(configuration: configuration).evaluate(

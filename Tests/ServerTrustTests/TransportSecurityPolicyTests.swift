@@ -101,12 +101,22 @@ struct TransportSecurityPolicyTests {
         )
         let api = try self.requirements(policy, "https://api.example.com/")
         #expect(api.pins == exact)
-        #expect(api.pinnedPattern == (try HostPattern("api.example.com")))
+        #expect(api.pinScope == "api.example.com")
         #expect(try self.requirements(policy, "https://example.com/").pins == broad)
         let other = try self.requirements(policy, "https://x.other.com/")
         #expect(other.pins == fromException)
-        #expect(other.pinnedPattern?.description == "**.other.com")
+        #expect(other.pinScope == "**.other.com")
         #expect(try self.requirements(policy, "https://example.org/").pins == nil)
+    }
+
+    /// Pins on a single-label exception domain with includesSubdomains were once dropped
+    /// silently (no `**.localhost` pattern can exist); they must apply to the domain and below.
+    @Test func exceptionPinsOnASingleLabelDomainAreNotDropped() throws {
+        let pins = try PinSet([Self.pinA, Self.pinB])
+        let policy = TransportSecurityPolicy(exceptionDomains: ["localhost": DomainException(includesSubdomains: true, pins: pins)])
+        #expect(try self.requirements(policy, "https://localhost:8443/").pins == pins)
+        #expect(try self.requirements(policy, "https://api.localhost/").pins == pins)
+        #expect(try self.requirements(policy, "https://localhost.example/").pins == nil)
     }
 
     @Test(arguments: [("TLSv1.2", TLSVersion.v1_2), ("1.3", .v1_3), ("tls1.0", .v1_0), ("TLSv1.1", .v1_1)])

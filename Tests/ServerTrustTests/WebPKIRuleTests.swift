@@ -185,4 +185,33 @@ struct WebPKIRuleTests {
         let nonCritical = try pki.leaf { $0.extraExtensions = [Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])] }
         #expect(try await evaluate(nonCritical).isTrusted)
     }
+
+    // MARK: The rules as plain swift-certificates policies
+
+    @Test func rulesWorkInAnyVerifier() async throws {
+        // RFC5280Policy() validates at the real current time, so this PKI is minted around it.
+        let pki = try TestPKI(referenceTime: Date())
+        func validate(_ chain: TestPKI.Chain) async -> CertificateValidationResult {
+            var verifier = Verifier(rootCertificates: CertificateStore([pki.root.certificate])) {
+                RFC5280Policy()
+                ExactExpiryPolicy(validationTime: Date())
+                ServerAuthUsagePolicy()
+                KeyUsageRolePolicy()
+                SerialNumberPolicy()
+                WebPKIServerIdentityPolicy(host: "localhost")
+                CertificateStrengthPolicy()
+            }
+            return await verifier.validate(leaf: chain.leaf, intermediates: CertificateStore(chain.certificates.dropFirst()))
+        }
+        guard case .couldNotValidate(let failures) = await validate(try pki.leaf { $0.extendedKeyUsage = [.clientAuth] }) else {
+            Issue.record("a clientAuth-only leaf validated")
+            return
+        }
+        #expect(failures.first?.policyFailureReason.description.hasPrefix("serverAuthNotPermitted:") == true)
+        guard case .validCertificate(let chain) = await validate(try pki.validChain()) else {
+            Issue.record("the valid chain did not validate")
+            return
+        }
+        #expect(chain.count == 3)
+    }
 }

@@ -131,8 +131,9 @@ public struct ServerTrust: Sendable {
     private func candidateIntermediates(_ certificates: ArraySlice<Certificate>) -> [Certificate] {
         var perSubject: [DistinguishedName: Int] = [:]
         return certificates.filter { certificate in
-            perSubject[certificate.subject, default: 0] += 1
-            return perSubject[certificate.subject]! <= self.configuration.maximumCandidatesPerIssuerName
+            let seen = perSubject[certificate.subject, default: 0] + 1
+            perSubject[certificate.subject] = seen
+            return seen <= self.configuration.maximumCandidatesPerIssuerName
         }
     }
 
@@ -194,7 +195,7 @@ public struct ServerTrust: Sendable {
         let enforced = pins.isEnforced(at: now)
         let result: PinValidationReport.Result =
             enforced ? .rejected : (pins.mode == .reportOnly ? .reportOnly : .expiredNotEnforced)
-        let pattern = requirements.pinnedPattern?.description ?? requirements.host
+        let pattern = requirements.pinScope ?? requirements.host
         let report = PinValidationReport(
             host: requirements.host,
             port: requirements.port,

@@ -59,6 +59,7 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
         let host = HostName.normalise(host)
         switch self.kind {
         case .exact:
+            if let pattern = IPAddress(self.domain), let address = IPAddress(host) { return pattern == address }
             return host == self.domain
         case .oneLabel:
             guard host.hasSuffix("." + self.domain) else { return false }

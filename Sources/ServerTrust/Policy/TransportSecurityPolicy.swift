@@ -100,18 +100,22 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
             requiresForwardSecrecy: exception?.requiresForwardSecrecy ?? self.requiresForwardSecrecy,
             certificateRules: self.certificateRules,
             trustAnchors: self.trustAnchors,
-            pinnedPattern: pinRule?.pattern,
+            pinScope: pinRule?.scope,
             pins: pinRule?.pins
         )
     }
 
     /// The most specific exception covering the host (exact, or a parent with includesSubdomains).
     public func exception(for host: String) -> DomainException? {
+        self.exceptionEntry(for: host)?.exception
+    }
+
+    private func exceptionEntry(for host: String) -> (domain: String, exception: DomainException)? {
         var current = HostName.normalise(host)
         var exact = true
         while true {
             if let exception = self.exceptionDomains[current], exact || exception.includesSubdomains {
-                return exception
+                return (current, exception)
             }
             guard let dot = current.firstIndex(of: ".") else { return nil }
             current = String(current[current.index(after: dot)...])
@@ -136,16 +140,12 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
         return warnings
     }
 
-    private func pinRule(for host: String) -> (pattern: HostPattern, pins: PinSet)? {
-        var combined = self.pinning
-        for (domain, exception) in self.exceptionDomains {
-            guard let pins = exception.pins else { continue }
-            let text = exception.includesSubdomains ? "**." + domain : domain
-            if let pattern = try? HostPattern(text), combined.rules[pattern] == nil {
-                combined.pin(pattern, to: pins)
-            }
-        }
-        return combined.rule(for: host)
+    /// The pins for a host: the most specific pattern of ``pinning``, else the pins of the
+    /// exception covering the host.
+    private func pinRule(for host: String) -> (scope: String, pins: PinSet)? {
+        if let rule = self.pinning.rule(for: host) { return (rule.pattern.description, rule.pins) }
+        guard let (domain, exception) = self.exceptionEntry(for: host), let pins = exception.pins else { return nil }
+        return (exception.includesSubdomains ? "**." + domain : domain, pins)
     }
 
     static func isLocal(_ host: String) -> Bool {
@@ -174,7 +174,7 @@ public struct DomainException: Hashable, Sendable {
     /// - Important: traffic to the domain can be read and changed by anyone on the path.
     public var allowsInsecureHTTPLoads: Bool
     /// Pins for the domain (and its subdomains when ``includesSubdomains``); a pattern in the
-    /// policy's ``TransportSecurityPolicy/pinning`` for the same hosts takes precedence.
+    /// policy's ``TransportSecurityPolicy/pinning`` that matches the host takes precedence.
     public var pins: PinSet?
 
     /// Creates an exception; without arguments it changes nothing.
@@ -211,8 +211,9 @@ public struct ConnectionRequirements: Hashable, Sendable {
     public var certificateRules: CertificateRules
     /// The roots the chain must lead to.
     public var trustAnchors: TrustAnchors
-    /// The pattern whose pins apply, if any.
-    public var pinnedPattern: HostPattern?
+    /// Where the pins come from, for reports: the host pattern (`**.example.com`) or the
+    /// exception domain whose pins apply.
+    public var pinScope: String?
     /// The pins that apply, if any.
     public var pins: PinSet?
 
@@ -225,7 +226,7 @@ public struct ConnectionRequirements: Hashable, Sendable {
         requiresForwardSecrecy: Bool = true,
         certificateRules: CertificateRules = .default,
         trustAnchors: TrustAnchors = .system,
-        pinnedPattern: HostPattern? = nil,
+        pinScope: String? = nil,
         pins: PinSet? = nil
     ) {
         self.host = HostName.normalise(host)
@@ -235,7 +236,7 @@ public struct ConnectionRequirements: Hashable, Sendable {
         self.requiresForwardSecrecy = requiresForwardSecrecy
         self.certificateRules = certificateRules
         self.trustAnchors = trustAnchors
-        self.pinnedPattern = pinnedPattern
+        self.pinScope = pinScope
         self.pins = pins
     }
 }
