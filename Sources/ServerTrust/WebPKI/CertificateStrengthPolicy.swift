@@ -10,6 +10,7 @@ import _CryptoExtras
 /// practical, see the Baseline Requirements §7.1.3.2). The anchor's self-signature is not relied
 /// on and is not checked.
 public struct CertificateStrengthPolicy: ChainRule, Sendable {
+    /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
     /// The rules applied.
@@ -20,6 +21,7 @@ public struct CertificateStrengthPolicy: ChainRule, Sendable {
         self.rules = rules
     }
 
+    /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         let certificates = Array(chain)
         for (index, certificate) in certificates.enumerated() {

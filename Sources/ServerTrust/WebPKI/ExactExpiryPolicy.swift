@@ -10,6 +10,7 @@ public import Foundation
 /// a certificate for up to a second after it expired; this policy compares `Date`s directly and
 /// says which bound failed.
 public struct ExactExpiryPolicy: ChainRule, Sendable {
+    /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
     /// The instant the chain must be valid at.
@@ -20,6 +21,7 @@ public struct ExactExpiryPolicy: ChainRule, Sendable {
         self.validationTime = validationTime
     }
 
+    /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         for (index, certificate) in chain.enumerated() {
             let role = index == 0 ? "leaf" : "certificate \(index)"

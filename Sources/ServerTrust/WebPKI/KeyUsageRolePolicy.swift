@@ -7,11 +7,13 @@ public import X509
 /// cA=true, and a CA certificate that has a key usage extension must assert keyCertSign
 /// (Baseline Requirements §7.1.2.10.7). A leaf that could sign certificates is refused.
 public struct KeyUsageRolePolicy: ChainRule, Sendable {
+    /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
 
     /// Creates the policy.
     public init() {}
 
+    /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         for (index, certificate) in chain.enumerated() {
             let keyUsage: KeyUsage?

@@ -7,6 +7,7 @@ public import X509
 /// able to handle serialNumber values up to 20 octets. Conforming CAs MUST NOT use serialNumber
 /// values longer than 20 octets." The Baseline Requirements §7.1.2.x repeat it.
 public struct SerialNumberPolicy: ChainRule, Sendable {
+    /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
     /// The longest serial accepted, in octets of its DER content. 20, per RFC 5280.
@@ -15,6 +16,7 @@ public struct SerialNumberPolicy: ChainRule, Sendable {
     /// Creates the policy.
     public init() {}
 
+    /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         for certificate in chain {
             // swift-certificates holds the unsigned magnitude (it refuses to parse a negative

@@ -11,11 +11,13 @@ public import X509
 /// anyExtendedKeyUsage. A leaf with no extension is accepted, as RFC 5280 reads its absence as
 /// "any purpose".
 public struct ServerAuthUsagePolicy: ChainRule, Sendable {
+    /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
 
     /// Creates the policy.
     public init() {}
 
+    /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         let certificates = Array(chain)
         for (index, certificate) in certificates.enumerated() {

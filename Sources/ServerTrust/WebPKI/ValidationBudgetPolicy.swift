@@ -11,6 +11,7 @@ public import X509
 ///   certificates below it — is counted before the constraints are checked, and refused above a
 ///   bound, as BoringSSL does (`NAME_CHECK_MAX`, 2²⁰ comparisons).
 public struct ValidationBudgetPolicy: ChainRule, Sendable {
+    /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
     /// BoringSSL's bound on name-constraint comparisons.
@@ -27,6 +28,7 @@ public struct ValidationBudgetPolicy: ChainRule, Sendable {
         self.maximumNameConstraintChecks = maximumNameConstraintChecks
     }
 
+    /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public mutating func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         self.pathsEvaluated += 1
         if ContinuousClock.now > self.deadline {

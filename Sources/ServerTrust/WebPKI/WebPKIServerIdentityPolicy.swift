@@ -11,6 +11,7 @@ public import X509
 ///   single label (`*.com`).
 /// - An IP address host matches only an iPAddress SAN of the same bytes (RFC 9525 §6.2).
 public struct WebPKIServerIdentityPolicy: ChainRule, Sendable {
+    /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.subjectAlternativeName]
 
     /// The host, normalised.
@@ -24,6 +25,7 @@ public struct WebPKIServerIdentityPolicy: ChainRule, Sendable {
         self.publicSuffixes = publicSuffixes
     }
 
+    /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         let leaf = chain.leaf
         let names: SubjectAlternativeNames?
