@@ -53,8 +53,8 @@ struct TransportSecurityPolicyTests {
         let legacy = try self.requirements(policy, "http://legacy.example.com/x")
         #expect(!legacy.usesTLS)
         #expect(legacy.port == 80)
-        #expect(throws: ServerTrustError.self) { try self.requirements(policy, "http://sub.legacy.example.com/") }
-        #expect(throws: ServerTrustError.self) { try self.requirements(policy, "http://example.com/") }
+        #expect { try self.requirements(policy, "http://sub.legacy.example.com/") } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
+        #expect { try self.requirements(policy, "http://example.com/") } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
         #expect(policy.securityWarnings == ["legacy.example.com: plain HTTP is allowed"])
     }
 
@@ -79,7 +79,7 @@ struct TransportSecurityPolicyTests {
             #expect(throws: Never.self) { try self.requirements(policy, url) }
         }
         for url in ["http://example.com/", "http://8.8.8.8/", "http://[2001:db8::1]/"] {
-            #expect(throws: ServerTrustError.self) { try self.requirements(policy, url) }
+            #expect { try self.requirements(policy, url) } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
         }
     }
 
