@@ -93,47 +93,44 @@ public struct TestPKI: Sendable {
         let caBefore = referenceTime.addingTimeInterval(-365 * 86_400)
         let caAfter = referenceTime.addingTimeInterval(10 * 365 * 86_400)
 
-        func selfSignedCA(_ name: String, key: Certificate.PrivateKey) throws -> Identity {
-            try Self.makeCA(name: name, key: key, issuer: nil, notBefore: caBefore, notAfter: caAfter)
+        func ca(_ name: String, key: Certificate.PrivateKey, issuer: Identity? = nil) throws -> Identity {
+            try Self.makeCA(name: name, key: key, issuer: issuer, notBefore: caBefore, notAfter: caAfter)
         }
 
-        self.root = try selfSignedCA("SecureNetworking Test Root CA", key: .init(P256.Signing.PrivateKey()))
-        self.intermediate = try Self.makeCA(
-            name: "SecureNetworking Test Intermediate CA",
+        self.root = try ca("SecureNetworking Test Root CA", key: .init(P256.Signing.PrivateKey()))
+        self.intermediate = try ca(
+            "SecureNetworking Test Intermediate CA",
             key: .init(P256.Signing.PrivateKey()),
-            issuer: self.root,
-            notBefore: caBefore,
-            notAfter: caAfter
+            issuer: self.root
         )
-        self.rsaIntermediate = try Self.makeCA(
-            name: "SecureNetworking Test RSA Intermediate CA",
+        self.rsaIntermediate = try ca(
+            "SecureNetworking Test RSA Intermediate CA",
             key: .init(_RSA.Signing.PrivateKey(keySize: .bits2048)),
-            issuer: self.root,
-            notBefore: caBefore,
-            notAfter: caAfter
+            issuer: self.root
         )
-        self.untrustedRoot = try selfSignedCA("Untrusted Test Root CA", key: .init(P256.Signing.PrivateKey()))
-        self.untrustedIntermediate = try Self.makeCA(
-            name: "Untrusted Test Intermediate CA",
+        self.untrustedRoot = try ca("Untrusted Test Root CA", key: .init(P256.Signing.PrivateKey()))
+        self.untrustedIntermediate = try ca(
+            "Untrusted Test Intermediate CA",
             key: .init(P256.Signing.PrivateKey()),
-            issuer: self.untrustedRoot,
-            notBefore: caBefore,
-            notAfter: caAfter
+            issuer: self.untrustedRoot
         )
-        self.interceptionCA = try selfSignedCA("Interception Proxy CA", key: .init(P256.Signing.PrivateKey()))
-        self.clientCA = try selfSignedCA("SecureNetworking Test Client CA", key: .init(P256.Signing.PrivateKey()))
+        self.interceptionCA = try ca("Interception Proxy CA", key: .init(P256.Signing.PrivateKey()))
+        self.clientCA = try ca("SecureNetworking Test Client CA", key: .init(P256.Signing.PrivateKey()))
     }
 
     /// The trusted anchors: the root only.
     public var trustAnchors: TrustAnchors { .only([self.root.certificate]) }
 
+    /// Mints a CA certificate (self-signed when `issuer` is nil).
     static func makeCA(
         name: String,
         key: Certificate.PrivateKey,
         issuer: Identity?,
         notBefore: Date,
         notAfter: Date,
-        extraExtensions: [Certificate.Extension] = []
+        keyUsage: KeyUsage? = KeyUsage(keyCertSign: true, cRLSign: true),
+        extendedKeyUsage: [ExtendedKeyUsage.Usage]? = nil,
+        nameConstraints: NameConstraints? = nil
     ) throws -> Identity {
         let subject = try DistinguishedName {
             OrganizationName("SecureNetworking Tests")
@@ -141,10 +138,11 @@ public struct TestPKI: Sendable {
         }
         var extensions = try Certificate.Extensions {
             Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
             SubjectKeyIdentifier(hash: key.publicKey)
         }
-        for ext in extraExtensions { try extensions.append(ext) }
+        if let keyUsage { try extensions.append(Critical(keyUsage).makeCertificateExtension()) }
+        if let extendedKeyUsage { try extensions.append(ExtendedKeyUsage(extendedKeyUsage).makeCertificateExtension()) }
+        if let nameConstraints { try extensions.append(Critical(nameConstraints).makeCertificateExtension()) }
         let certificate = try Self.sign(
             serialNumber: Self.randomSerialNumber(),
             publicKey: key.publicKey,
@@ -209,28 +207,15 @@ extension TestPKI {
         extendedKeyUsage: [ExtendedKeyUsage.Usage]? = nil,
         nameConstraints: NameConstraints? = nil
     ) throws -> Identity {
-        let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
-        let subject = try DistinguishedName {
-            OrganizationName("SecureNetworking Tests")
-            CommonName(name)
-        }
-        var extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-        }
-        if let keyUsage { try extensions.append(Critical(keyUsage).makeCertificateExtension()) }
-        if let extendedKeyUsage { try extensions.append(ExtendedKeyUsage(extendedKeyUsage).makeCertificateExtension()) }
-        if let nameConstraints { try extensions.append(Critical(nameConstraints).makeCertificateExtension()) }
-        let certificate = try Self.sign(
-            serialNumber: Self.randomSerialNumber(),
-            publicKey: key.publicKey,
+        try Self.makeCA(
+            name: name,
+            key: Certificate.PrivateKey(P256.Signing.PrivateKey()),
+            issuer: self.root,
             notBefore: self.referenceTime.addingTimeInterval(-365 * 86_400),
             notAfter: self.referenceTime.addingTimeInterval(10 * 365 * 86_400),
-            issuer: self.root.certificate.subject,
-            subject: subject,
-            extensions: extensions,
-            issuerKey: self.root.privateKey,
-            signatureAlgorithm: nil
+            keyUsage: keyUsage,
+            extendedKeyUsage: extendedKeyUsage,
+            nameConstraints: nameConstraints
         )
-        return Identity(certificate: certificate, privateKey: key)
     }
 }

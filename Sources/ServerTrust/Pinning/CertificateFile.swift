@@ -47,10 +47,18 @@ public struct CertificateFile: Sendable {
             ders = [bytes]
         }
         self.entries = try ders.map { der throws(ServerTrustError) in
-            let pin = try Pin(certificateDER: der)
-            let spki = try? RawCertificate.subjectPublicKeyInfo(fromCertificateDER: der)
-            let bits = spki.flatMap { try? RawCertificate.rsaModulusBits(subjectPublicKeyInfo: $0) }
-            return Entry(der: der, certificate: try? Certificate(derEncoded: der), pin: pin, rsaKeyBits: bits)
+            let spki: ArraySlice<UInt8>
+            do {
+                spki = try RawCertificate.subjectPublicKeyInfo(fromCertificateDER: der)
+            } catch {
+                throw ServerTrustError(.notACertificate, "the data is not a DER certificate")
+            }
+            return Entry(
+                der: der,
+                certificate: try? Certificate(derEncoded: der),
+                pin: Pin(subjectPublicKeyInfoDER: spki),
+                rsaKeyBits: try? RawCertificate.rsaModulusBits(subjectPublicKeyInfo: spki)
+            )
         }
     }
 
