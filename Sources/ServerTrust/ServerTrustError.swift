@@ -83,7 +83,9 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
     /// For ``Code/invalidPolicyFile``: the key path in the file, such as `exceptionDomains["a.com"].pins[1]`.
     public let keyPath: String?
 
-    init(_ code: Code, _ message: String, keyPath: String? = nil) {
+    /// Creates an error; used by transports that report a ServerTrust reason of their own.
+    /// Never put a secret in `message`.
+    public init(_ code: Code, _ message: String, keyPath: String? = nil) {
         self.code = code
         self.message = message
         self.keyPath = keyPath

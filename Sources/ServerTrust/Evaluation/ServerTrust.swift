@@ -116,7 +116,7 @@ public struct ServerTrust: Sendable {
         }
     }
 
-    private func checkLength(_ count: Int) -> ServerTrustError? {
+    func checkLength(_ count: Int) -> ServerTrustError? {
         if count == 0 { return ServerTrustError(.emptyChain, "the server presented no certificate") }
         if count > self.configuration.maximumChainLength {
             return ServerTrustError(
@@ -140,7 +140,7 @@ public struct ServerTrust: Sendable {
     /// A certificate swift-certificates cannot load: a negative serial number (swift-certificates
     /// refuses it) or a weak RSA key (swift-crypto refuses keys under 2048 bits) is reported as
     /// such, anything else as malformed.
-    private func parseFailure(_ der: [UInt8], index: Int, rules: CertificateRules) -> ServerTrustError {
+    func parseFailure(_ der: [UInt8], index: Int, rules: CertificateRules) -> ServerTrustError {
         let role = index == 0 ? "leaf" : "certificate \(index)"
         if let serial = try? RawCertificate.serialNumberContent(fromCertificateDER: der),
             let failure = SerialNumberPolicy.checkRaw(serial, subject: "the \(role)")
@@ -182,7 +182,7 @@ public struct ServerTrust: Sendable {
         )
     }
 
-    private func checkPins(_ chain: [Certificate], requirements: ConnectionRequirements, now: Date) -> TrustDecision {
+    func checkPins(_ chain: [Certificate], requirements: ConnectionRequirements, now: Date) -> TrustDecision {
         guard let pins = requirements.pins else {
             return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil)
         }
@@ -217,7 +217,7 @@ public struct ServerTrust: Sendable {
         return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: report)
     }
 
-    private func rejection(_ failure: ServerTrustError, _ requirements: ConnectionRequirements) -> TrustDecision {
+    func rejection(_ failure: ServerTrustError, _ requirements: ConnectionRequirements) -> TrustDecision {
         TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: nil)
     }
 }

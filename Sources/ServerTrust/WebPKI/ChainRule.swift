@@ -1,4 +1,4 @@
-public import SwiftASN1
+import SwiftASN1
 public import X509
 
 /// A check over a candidate chain that reports a typed ``ServerTrustError``.

@@ -1,0 +1,44 @@
+public import Foundation
+public import HTTPTypes
+
+/// Sends HTTP requests under a ``HTTPTransportConfiguration``: the transport policy is enforced
+/// before any byte is sent, the server is trusted only after ServerTrust accepted it in the
+/// handshake, redirects follow the configured rules and response bodies are bounded.
+///
+/// ``NIOHTTPTransport`` is the portable implementation; `URLSessionTransport` is the Apple one.
+public protocol HTTPTransport: Sendable {
+    /// Sends a request and returns the final response, after any redirects.
+    ///
+    /// - Parameters:
+    ///   - request: the request; its scheme, authority and path form the URL.
+    ///   - body: the request body, if any.
+    /// - Throws: ``SecureHTTPError``; cancelling the task throws ``SecureHTTPError/Code/cancelled``.
+    func send(_ request: HTTPRequest, body: Data?) async throws(SecureHTTPError) -> HTTPTransportResponse
+}
+
+extension HTTPTransport {
+    /// Sends a request without a body.
+    public func send(_ request: HTTPRequest) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        try await self.send(request, body: nil)
+    }
+}
+
+/// A complete response: head, body and the URL that produced it.
+public struct HTTPTransportResponse: Sendable {
+    /// The status and header fields.
+    public var response: HTTPResponse
+    /// The body, at most ``HTTPTransportConfiguration/maximumResponseBodySize`` bytes.
+    public var body: Data
+    /// The URL of the request that produced this response (differs from the original after redirects).
+    public var url: URL
+    /// How many redirects were followed.
+    public var redirectCount: Int
+
+    /// Creates a response.
+    public init(response: HTTPResponse, body: Data, url: URL, redirectCount: Int = 0) {
+        self.response = response
+        self.body = body
+        self.url = url
+        self.redirectCount = redirectCount
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import NIOTLS
+
+/// One request at a time over an HTTP/1.1 connection. It also reports the end of the TLS
+/// handshake, so connection setup can wait for it. All state lives on the event loop.
+final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = Exchange
+    typealias OutboundOut = HTTPClientRequestPart
+
+    /// A request to write and the promise its response completes.
+    struct Exchange: Sendable {
+        let head: HTTPRequestHead
+        let body: ByteBuffer?
+        let maximumBodySize: Int
+        let promise: EventLoopPromise<Completed>
+    }
+
+    /// A complete response and whether the connection may carry another request.
+    struct Completed: Sendable {
+        let head: HTTPResponseHead
+        let body: ByteBuffer
+        let reusable: Bool
+    }
+
+    private enum State {
+        case idle
+        case awaitingHead(Exchange)
+        case receivingBody(Exchange, HTTPResponseHead, ByteBuffer)
+        case closed
+    }
+
+    private var state = State.idle
+    private let handshakePromise: EventLoopPromise<Void>
+    private let usesTLS: Bool
+    private let mapError: @Sendable (any Error) -> SecureHTTPError
+    private var requestKeepAlive = true
+    /// Why the connection ended, for a request written after the fact (a TLS 1.3 server's
+    /// alert can arrive before the first request is written).
+    private var closeReason: SecureHTTPError?
+
+    init(handshakePromise: EventLoopPromise<Void>, usesTLS: Bool, mapError: @escaping @Sendable (any Error) -> SecureHTTPError) {
+        self.handshakePromise = handshakePromise
+        self.usesTLS = usesTLS
+        self.mapError = mapError
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if !self.usesTLS { self.handshakePromise.succeed(()) }
+        context.fireChannelActive()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if !self.usesTLS && context.channel.isActive { self.handshakePromise.succeed(()) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // A connect that fails tears the pipeline down without channelInactive: complete the
+        // promises (NIO reports a promise that is never completed).
+        let error = self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection closed")
+        self.handshakePromise.fail(error)
+        self.failPending(error)
+        self.state = .closed
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            self.handshakePromise.succeed(())
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let exchange = self.unwrapOutboundIn(data)
+        guard case .idle = self.state else {
+            exchange.promise.fail(
+                self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection is not available for a request")
+            )
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        self.state = .awaitingHead(exchange)
+        self.requestKeepAlive = exchange.head.isKeepAlive
+        context.write(self.wrapOutboundOut(.head(exchange.head)), promise: nil)
+        if let body = exchange.body, body.readableBytes > 0 {
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        }
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (self.unwrapInboundIn(data), self.state) {
+        case (.head(let head), .awaitingHead(let exchange)):
+            if head.status.code >= 100 && head.status.code < 200 && head.status.code != 101 {
+                return  // interim response; the final one follows
+            }
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > exchange.maximumBodySize {
+                self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
+                return
+            }
+            self.state = .receivingBody(exchange, head, context.channel.allocator.buffer(capacity: 0))
+        case (.body(var part), .receivingBody(let exchange, let head, var buffer)):
+            guard buffer.readableBytes + part.readableBytes <= exchange.maximumBodySize else {
+                self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
+                return
+            }
+            self.state = .closed  // avoid a copy-on-write of the buffer held in the state
+            buffer.writeBuffer(&part)
+            self.state = .receivingBody(exchange, head, buffer)
+        case (.end, .receivingBody(let exchange, let head, let buffer)):
+            self.state = .idle
+            let reusable = head.isKeepAlive && self.requestKeepAlive
+            exchange.promise.succeed(Completed(head: head, body: buffer, reusable: reusable))
+            if !reusable { context.close(promise: nil) }
+        default:
+            self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response part out of order"))
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let mapped: SecureHTTPError
+        if let error = error as? HTTPParserError {
+            mapped = SecureHTTPError(.invalidResponse, "the response is not valid HTTP/1.1 (\(error))")
+        } else {
+            mapped = self.mapError(error)
+        }
+        self.fail(context: context, mapped)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let error = SecureHTTPError(.connectionClosed, "the server closed the connection before the response was complete")
+        self.handshakePromise.fail(error)
+        self.failPending(error)
+        self.state = .closed
+        context.fireChannelInactive()
+    }
+
+    private func fail(context: ChannelHandlerContext, _ error: SecureHTTPError) {
+        if self.closeReason == nil { self.closeReason = error }
+        self.handshakePromise.fail(error)
+        self.failPending(error)
+        self.state = .closed
+        context.close(promise: nil)
+    }
+
+    private func failPending(_ error: SecureHTTPError) {
+        switch self.state {
+        case .awaitingHead(let exchange), .receivingBody(let exchange, _, _):
+            exchange.promise.fail(error)
+        case .idle, .closed:
+            break
+        }
+    }
+}
+
+extension SecureHTTPError {
+    static func tooLarge(_ limit: Int) -> SecureHTTPError {
+        SecureHTTPError(.responseTooLarge, "the response body is larger than the limit of \(limit) bytes")
+    }
+}

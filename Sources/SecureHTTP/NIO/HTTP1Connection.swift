@@ -1,0 +1,208 @@
+import Foundation
+import HTTPTypes
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import ServerTrust
+
+/// One HTTP/1.1 connection (over TLS unless the policy excepted plain HTTP), after its
+/// handshake and ServerTrust evaluation succeeded.
+final class HTTP1Connection: Sendable {
+    typealias ID = Int
+
+    let id: ID
+    let channel: any Channel
+
+    private init(id: ID, channel: any Channel) {
+        self.id = id
+        self.channel = channel
+    }
+
+    var isActive: Bool { self.channel.isActive }
+
+    /// Opens a connection and completes the handshake within the timeouts.
+    static func connect(
+        id: ID,
+        origin: Origin,
+        requirements: ConnectionRequirements,
+        sslContext: NIOSSLContext?,
+        makeTrust: @Sendable () -> HandshakeTrust,
+        group: any EventLoopGroup,
+        timeouts: HTTPTransportConfiguration.Timeouts
+    ) async throws(SecureHTTPError) -> HTTP1Connection {
+        let host = requirements.host
+        let trust: HandshakeTrust? = requirements.usesTLS ? makeTrust() : nil
+        let mapError: @Sendable (any Error) -> SecureHTTPError = { error in
+            TLSSetup.mapError(error, trust: trust, host: host)
+        }
+        let handshakeBox = HandshakeBox()
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(TimeAmount(timeouts.connect))
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let promise = channel.eventLoop.makePromise(of: Void.self)
+                    handshakeBox.future = promise.futureResult
+                    if let sslContext, let trust {
+                        let serverName = IPAddressLiteral.isIPAddress(host) ? nil : host
+                        let tls = try NIOSSLClientHandler(
+                            context: sslContext,
+                            serverHostname: serverName,
+                            customVerificationCallbackWithMetadata: trust.verify
+                        )
+                        try channel.pipeline.syncOperations.addHandler(tls)
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(
+                        HTTP1ClientHandler(handshakePromise: promise, usesTLS: sslContext != nil, mapError: mapError)
+                    )
+                }
+            }
+
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: origin.host, port: origin.port).get()
+        } catch {
+            if case ChannelError.connectTimeout = error {
+                throw SecureHTTPError(.connectTimeout, "no connection to \(origin) within \(timeouts.connect)")
+            }
+            throw SecureHTTPError(.connectFailed, "could not connect to \(origin): \(error)")
+        }
+
+        guard let handshake = handshakeBox.future else {
+            channel.close(promise: nil)
+            throw SecureHTTPError(.connectFailed, "the connection to \(origin) was not set up")
+        }
+        let timedOut = NIOLockedValueBox(false)
+        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(timeouts.tlsHandshake)) {
+            timedOut.withLockedValue { $0 = true }
+            channel.close(promise: nil)
+        }
+        do {
+            let waiter = channel.eventLoop.makePromise(of: Void.self)
+            handshake.cascade(to: waiter)
+            try await withTaskCancellationHandler {
+                try await waiter.futureResult.get()
+            } onCancel: {
+                waiter.fail(SecureHTTPError(.cancelled, "the request was cancelled during the handshake"))
+                channel.close(promise: nil)
+            }
+            timeout.cancel()
+        } catch {
+            timeout.cancel()
+            channel.close(promise: nil)
+            if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled during the handshake") }
+            if timedOut.withLockedValue({ $0 }) {
+                throw SecureHTTPError(
+                    .tlsHandshakeTimeout,
+                    "the TLS handshake with \(origin) took longer than \(timeouts.tlsHandshake)"
+                )
+            }
+            throw mapError(error)
+        }
+        return HTTP1Connection(id: id, channel: channel)
+    }
+
+    /// Sends one request and reads the whole response (bounded by `maximumBodySize`).
+    ///
+    /// Cancelling the calling task closes the connection, which fails the exchange at once.
+    func execute(_ hop: PreparedHop, maximumBodySize: Int) async throws(SecureHTTPError) -> (HTTPResponse, Data, reusable: Bool) {
+        let head = Self.makeHead(hop.request, body: hop.body)
+        var body: ByteBuffer?
+        if let data = hop.body { body = self.channel.allocator.buffer(data: data) }
+        let promise = self.channel.eventLoop.makePromise(of: HTTP1ClientHandler.Completed.self)
+        let exchange = HTTP1ClientHandler.Exchange(head: head, body: body, maximumBodySize: maximumBodySize, promise: promise)
+        let channel = self.channel
+        do {
+            let completed = try await withTaskCancellationHandler {
+                channel.writeAndFlush(exchange, promise: nil)
+                return try await promise.futureResult.get()
+            } onCancel: {
+                // Fail at once: closing a TLS channel waits for the peer's close_notify.
+                promise.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
+                channel.close(promise: nil)
+            }
+            let response = try Self.makeResponse(completed.head)
+            return (response, Data(buffer: completed.body), completed.reusable)
+        } catch {
+            channel.close(promise: nil)
+            if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }
+            if let error = error as? SecureHTTPError { throw error }
+            throw SecureHTTPError(.connectionClosed, "the exchange failed: \(error)")
+        }
+    }
+
+    func close() {
+        self.channel.close(promise: nil)
+    }
+
+    static func makeHead(_ request: HTTPRequest, body: Data?) -> HTTPRequestHead {
+        var headers = HTTPHeaders()
+        if !request.headerFields.contains(where: { $0.name.canonicalName == "host" }), let authority = request.authority {
+            headers.add(name: "Host", value: authority)
+        }
+        for field in request.headerFields {
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        if let body, headers["content-length"].isEmpty, headers["transfer-encoding"].isEmpty {
+            headers.add(name: "Content-Length", value: String(body.count))
+        } else if body == nil, [.post, .put, .patch].contains(request.method), headers["content-length"].isEmpty {
+            headers.add(name: "Content-Length", value: "0")
+        }
+        return HTTPRequestHead(
+            version: .http1_1,
+            method: HTTPMethod(rawValue: request.method.rawValue),
+            uri: request.path ?? "/",
+            headers: headers
+        )
+    }
+
+    static func makeResponse(_ head: HTTPResponseHead) throws(SecureHTTPError) -> HTTPResponse {
+        var fields = HTTPFields()
+        for (name, value) in head.headers {
+            guard let fieldName = HTTPField.Name(name) else {
+                throw SecureHTTPError(.invalidResponse, "the response has an invalid header name")
+            }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        guard head.status.code >= 100, head.status.code <= 999 else {
+            throw SecureHTTPError(.invalidResponse, "the response status \(head.status.code) is out of range")
+        }
+        return HTTPResponse(
+            status: HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase),
+            headerFields: fields
+        )
+    }
+}
+
+/// Carries the handshake future out of the channel initializer (which runs on the event loop
+/// before `connect` returns).
+private final class HandshakeBox: @unchecked Sendable {
+    // SAFETY: written once in the channel initializer and read after `connect` completed, whose
+    // future's completion orders the write before the read; the lock makes that explicit.
+    private let lock = NIOLock()
+    private var _future: EventLoopFuture<Void>?
+
+    var future: EventLoopFuture<Void>? {
+        get { self.lock.withLock { self._future } }
+        set { self.lock.withLock { self._future = newValue } }
+    }
+}
+
+enum IPAddressLiteral {
+    static func isIPAddress(_ host: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

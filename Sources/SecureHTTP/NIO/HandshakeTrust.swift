@@ -1,0 +1,101 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+import ServerTrust
+import SwiftASN1
+import X509
+
+/// Runs ServerTrust inside NIOSSL's custom verification callback for one connection, and keeps
+/// the reason of a rejection so the transport can throw it instead of BoringSSL's generic
+/// "certificate verify failed".
+final class HandshakeTrust: Sendable {
+    let requirements: ConnectionRequirements
+    private let evaluator: ServerTrust
+    private let cache: TrustDecisionCache
+    private let reporter: (@Sendable (PinValidationReport) -> Void)?
+    private let outcome = NIOLockedValueBox<(failure: ServerTrustError?, report: PinValidationReport?)>((nil, nil))
+    private let counters: TransportCounters
+    private let now: @Sendable () -> Date
+
+    init(
+        requirements: ConnectionRequirements,
+        evaluator: ServerTrust,
+        cache: TrustDecisionCache,
+        counters: TransportCounters,
+        reporter: (@Sendable (PinValidationReport) -> Void)?,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.now = now
+        self.requirements = requirements
+        self.evaluator = evaluator
+        self.cache = cache
+        self.counters = counters
+        self.reporter = reporter
+    }
+
+    /// The rejection recorded during the handshake, if any.
+    var failure: (error: ServerTrustError, report: PinValidationReport?)? {
+        self.outcome.withLockedValue { outcome in outcome.failure.map { ($0, outcome.report) } }
+    }
+
+    /// The NIOSSL callback. It runs on the event loop; evaluation is asynchronous, so it leaves
+    /// the loop in a task and completes the promise from there (never blocking the loop).
+    func verify(_ presented: [NIOSSLCertificate], _ promise: EventLoopPromise<NIOSSLVerificationResultWithMetadata>) {
+        let der: [[UInt8]]
+        do {
+            der = try presented.map { try $0.toDERBytes() }
+        } catch {
+            self.record(ServerTrustError.malformedPresentedChain, report: nil)
+            promise.succeed(.failed)
+            return
+        }
+        let key = TrustDecisionCache.Key(presentedChain: der, requirements: self.requirements)
+        if let cached = self.cache.lookup(key, now: self.now()) {
+            promise.succeed(Self.verified(cached))
+            return
+        }
+        promise.completeWithTask {
+            self.counters.increment(\.trustEvaluations)
+            let now = self.now()
+            let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
+            if let report = decision.pinReport { self.reporter?(report) }
+            if let failure = decision.failure {
+                self.record(failure, report: decision.pinReport)
+                return .failed
+            }
+            let chain = decision.chain.compactMap(Self.derBytes)
+            guard chain.count == decision.chain.count, !chain.isEmpty,
+                let expires = decision.chain.map(\.notValidAfter).min()
+            else {
+                self.record(ServerTrustError.malformedPresentedChain, report: nil)
+                return .failed
+            }
+            self.cache.insert(key, validatedChain: chain, expires: expires, now: now)
+            return Self.verified(chain)
+        }
+    }
+
+    private func record(_ failure: ServerTrustError, report: PinValidationReport?) {
+        self.outcome.withLockedValue { $0 = (failure, report) }
+    }
+
+    private static func verified(_ chain: [[UInt8]]) -> NIOSSLVerificationResultWithMetadata {
+        let certificates = chain.compactMap { try? NIOSSLCertificate(bytes: $0, format: .der) }
+        guard certificates.count == chain.count, !certificates.isEmpty else { return .failed }
+        return .certificateVerified(VerificationMetadata(ValidatedCertificateChain(certificates)))
+    }
+
+    private static func derBytes(_ certificate: Certificate) -> [UInt8]? {
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(certificate)) != nil else { return nil }
+        return serializer.serializedBytes
+    }
+}
+
+extension ServerTrustError {
+    /// A presented certificate that NIOSSL could not hand over as DER.
+    static var malformedPresentedChain: ServerTrustError {
+        ServerTrustError(.malformedCertificate, "a presented certificate could not be read")
+    }
+}

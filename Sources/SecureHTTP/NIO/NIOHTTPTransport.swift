@@ -1,0 +1,126 @@
+public import Foundation
+public import HTTPTypes
+public import NIOCore
+public import NIOPosix
+
+/// The portable HTTPS transport: SwiftNIO and NIOSSL, with ServerTrust inside the handshake.
+///
+/// Every request goes through the same steps: the policy accepts the URL (plain `http` only
+/// for excepted hosts) before any byte is sent; a pooled connection of the same origin and
+/// requirements is reused or a new one is opened with the policy's minimum TLS version and
+/// cipher list, SNI and the client identity; NIOSSL's custom verification runs ServerTrust
+/// (path validation, certificate rules, pins), whose trusted decisions are cached per
+/// (chain, host, policy) until the chain's earliest expiry; the response is read within the
+/// size limit and the request deadline; redirects follow ``RedirectPolicy``.
+///
+/// HTTP/1.1 only: ALPN offers `http/1.1`. There is no response cache of any kind.
+///
+/// Call ``shutdown()`` when done, or use ``withNIOHTTPTransport(configuration:eventLoopGroup:_:)``.
+public final class NIOHTTPTransport: HTTPTransport {
+    /// What the transport has done so far (for tests, diagnostics and benchmarks).
+    public struct Statistics: Hashable, Sendable {
+        /// TCP connections opened (each with a full TLS handshake when TLS is used).
+        public var connectionsOpened = 0
+        /// ServerTrust evaluations run (handshakes served from the decision cache do not count).
+        public var trustEvaluations = 0
+        /// Exchanges sent, one per hop (a redirect is a second exchange).
+        public var exchanges = 0
+        /// Exchanges retried once on a new connection because a reused one was closed by the server.
+        public var staleConnectionRetries = 0
+    }
+
+    /// The configuration in force.
+    public let configuration: HTTPTransportConfiguration
+    private let driver: RequestDriver
+    private let pool: ConnectionPool
+    private let counters = TransportCounters()
+
+    /// Creates a transport.
+    ///
+    /// - Parameters:
+    ///   - configuration: policy, limits, timeouts and client identity.
+    ///   - eventLoopGroup: where connections run; by default NIO's shared singleton group.
+    /// - Throws: ``SecureHTTPError/Code/invalidClientIdentity`` when the client identity
+    ///   cannot be loaded.
+    public init(
+        configuration: HTTPTransportConfiguration = HTTPTransportConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws(SecureHTTPError) {
+        self.configuration = configuration
+        self.driver = RequestDriver(configuration: configuration)
+        let identity = try configuration.clientIdentity.map { identity throws(SecureHTTPError) in
+            try LoadedClientIdentity(identity)
+        }
+        self.pool = ConnectionPool(
+            group: eventLoopGroup,
+            configuration: configuration,
+            identity: identity,
+            cache: TrustDecisionCache(),
+            counters: self.counters
+        )
+    }
+
+    /// Sends a request; see ``HTTPTransport/send(_:body:)``.
+    public func send(_ request: HTTPRequest, body: Data?) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        let pool = self.pool
+        let counters = self.counters
+        let limit = self.configuration.maximumResponseBodySize
+        return try await self.driver.send(request, body: body) { hop throws(SecureHTTPError) in
+            guard let origin = Origin(hop.url) else {
+                throw SecureHTTPError(.invalidRequest, "the request URL has no host")
+            }
+            let key = ConnectionPool.Key(origin: origin, requirements: hop.requirements)
+            var retried = false
+            while true {
+                let (connection, isFresh) = try await pool.lease(key)
+                counters.increment(\.exchanges)
+                do throws(SecureHTTPError) {
+                    let (response, body, reusable) = try await connection.execute(hop, maximumBodySize: limit)
+                    await pool.release(connection, key: key, reusable: reusable)
+                    return (response, body)
+                } catch {
+                    await pool.release(connection, key: key, reusable: false)
+                    // A kept-alive connection the server closed while idle: retry once, for
+                    // idempotent methods only (RFC 9110 §9.2.2).
+                    if error.code == .connectionClosed, !isFresh, !retried, hop.request.method.isIdempotent {
+                        retried = true
+                        counters.increment(\.staleConnectionRetries)
+                        continue
+                    }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Closes idle connections and refuses new requests; requests in flight finish first.
+    public func shutdown() async {
+        await self.pool.shutdown()
+    }
+
+    /// What the transport has done so far.
+    public var statistics: Statistics { self.counters.snapshot }
+}
+
+/// Runs `body` with a transport and shuts it down afterwards, however `body` ends.
+public func withNIOHTTPTransport<Result: Sendable>(
+    configuration: HTTPTransportConfiguration = HTTPTransportConfiguration(),
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    _ body: (NIOHTTPTransport) async throws -> Result
+) async throws -> Result {
+    let transport = try NIOHTTPTransport(configuration: configuration, eventLoopGroup: eventLoopGroup)
+    do {
+        let result = try await body(transport)
+        await transport.shutdown()
+        return result
+    } catch {
+        await transport.shutdown()
+        throw error
+    }
+}
+
+extension HTTPRequest.Method {
+    var isIdempotent: Bool {
+        [.get, .head, .put, .delete, .options, .trace].contains(self)
+    }
+}

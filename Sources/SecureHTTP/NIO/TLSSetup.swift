@@ -1,0 +1,121 @@
+import NIOCore
+import NIOSSL
+import ServerTrust
+
+/// The client identity loaded into NIOSSL types.
+struct LoadedClientIdentity: Sendable {
+    let certificateChain: [NIOSSLCertificate]
+    let privateKey: NIOSSLPrivateKey
+
+    init(_ identity: ClientIdentity) throws(SecureHTTPError) {
+        do {
+            switch identity.storage {
+            case .pem(let chain, let key):
+                self.certificateChain = try NIOSSLCertificate.fromPEMBytes(chain)
+                self.privateKey = try NIOSSLPrivateKey(bytes: key, format: .pem)
+            case .pkcs12(let bundle, let passphrase):
+                let loaded = try NIOSSLPKCS12Bundle(buffer: bundle, passphrase: passphrase)
+                self.certificateChain = loaded.certificateChain
+                self.privateKey = loaded.privateKey
+            }
+        } catch {
+            // The NIOSSL error may quote BoringSSL reasons but never key material; still, keep
+            // only a fixed message.
+            throw SecureHTTPError(.invalidClientIdentity, "the client certificate or key could not be loaded")
+        }
+        if self.certificateChain.isEmpty {
+            throw SecureHTTPError(.invalidClientIdentity, "the client identity holds no certificate")
+        }
+    }
+}
+
+enum TLSSetup {
+    /// AEAD suites with ECDHE key exchange: forward secret (TLS 1.2; TLS 1.3 suites always are).
+    static let forwardSecretSuites: [NIOTLSCipher] = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+        .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    ]
+    /// CBC suites, only offered when an exception allows TLS below 1.2 (which has no AEAD).
+    static let legacyForwardSecretSuites: [NIOTLSCipher] = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, .TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
+        .TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, .TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+    ]
+    /// RSA key exchange: no forward secrecy; only offered when an exception turns it off.
+    static let staticRSASuites: [NIOTLSCipher] = [.TLS_RSA_WITH_AES_128_GCM_SHA256, .TLS_RSA_WITH_AES_256_GCM_SHA384]
+    static let legacyStaticRSASuites: [NIOTLSCipher] = [.TLS_RSA_WITH_AES_128_CBC_SHA, .TLS_RSA_WITH_AES_256_CBC_SHA]
+
+    static func cipherSuites(for requirements: ConnectionRequirements) -> [NIOTLSCipher] {
+        let legacy = requirements.minimumTLSVersion < .v1_2
+        var suites = Self.forwardSecretSuites + (legacy ? Self.legacyForwardSecretSuites : [])
+        if !requirements.requiresForwardSecrecy {
+            suites += Self.staticRSASuites + (legacy ? Self.legacyStaticRSASuites : [])
+        }
+        return suites
+    }
+
+    static func nioVersion(wireValue: UInt16) -> NIOSSL.TLSVersion {
+        switch wireValue {
+        case 0x0301: .tlsv1
+        case 0x0302: .tlsv11
+        case 0x0303: .tlsv12
+        default: .tlsv13
+        }
+    }
+
+    /// The NIOSSL client configuration for a connection's requirements.
+    ///
+    /// Verification stays `.fullVerification`; the custom callback installed on the handler
+    /// replaces BoringSSL's checks with ServerTrust (NIOSSL ignores the callback only for
+    /// `.none`, which is never used here). No trust roots are loaded: ServerTrust owns them.
+    static func configuration(
+        for requirements: ConnectionRequirements,
+        identity: LoadedClientIdentity?
+    ) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = Self.nioVersion(wireValue: requirements.minimumTLSVersion.wireValue)
+        tls.cipherSuiteValues = Self.cipherSuites(for: requirements)
+        tls.certificateVerification = .fullVerification
+        tls.trustRoots = .certificates([])
+        tls.applicationProtocols = ["http/1.1"]
+        tls.renegotiationSupport = .none
+        if let identity {
+            tls.certificateChain = identity.certificateChain.map { .certificate($0) }
+            tls.privateKey = .privateKey(identity.privateKey)
+        }
+        return tls
+    }
+
+    /// Maps a TLS error to the transport's error, preferring the ServerTrust reason.
+    static func mapError(_ error: any Error, trust: HandshakeTrust?, host: String) -> SecureHTTPError {
+        if let failure = trust?.failure {
+            return .trust(failure.error, host: host, report: failure.report)
+        }
+        if let error = error as? SecureHTTPError { return error }
+        let text = String(describing: error)
+        if text.contains("CERTIFICATE_REQUIRED") {
+            return SecureHTTPError(.clientCertificateRequired, "\(host) requires a client certificate")
+        }
+        if text.contains("PROTOCOL_VERSION") || text.contains("UNSUPPORTED_PROTOCOL") {
+            return SecureHTTPError(
+                .tlsVersionRefused,
+                "\(host) and this client share no TLS version the policy allows"
+            )
+        }
+        if text.contains("HANDSHAKE_FAILURE") || text.contains("NO_SHARED_CIPHER")
+            || text.contains("NO_CIPHERS_AVAILABLE")
+        {
+            return SecureHTTPError(
+                .tlsHandshakeFailure,
+                "\(host) refused the handshake (no cipher suite in common, or a client certificate it requires)"
+            )
+        }
+        if text.contains("BAD_CERTIFICATE") || text.contains("UNKNOWN_CA") || text.contains("CERTIFICATE_UNKNOWN") {
+            return SecureHTTPError(.clientCertificateRequired, "\(host) refused the client certificate")
+        }
+        if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            return SecureHTTPError(.tlsFailure, "TLS with \(host) failed: \(text)")
+        }
+        return SecureHTTPError(.connectFailed, "the connection to \(host) failed: \(text)")
+    }
+}

@@ -1,0 +1,120 @@
+public import ServerTrust
+
+/// An error from a SecureHTTP transport.
+///
+/// Errors compare equal when their ``code`` is equal. A refused server or URL carries the
+/// ServerTrust reason in ``serverTrustError``. Messages name hosts, status codes and header
+/// *names*, never header values, bodies, tokens or keys.
+public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier of what went wrong.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Base: String, Hashable, Sendable {
+            case invalidRequest, invalidHeaderValue, policyViolation, serverTrustFailure
+            case connectFailed, connectTimeout, tlsHandshakeTimeout, deadlineExceeded
+            case tlsVersionRefused, tlsHandshakeFailure, clientCertificateRequired, tlsFailure
+            case invalidClientIdentity, connectionClosed, invalidResponse, responseTooLarge
+            case insecureRedirect, tooManyRedirects, redirectLoop, invalidRedirect
+            case cancelled, shutDown
+        }
+
+        fileprivate let base: Base
+
+        /// The text form of the code, stable across releases.
+        public var description: String { self.base.rawValue }
+
+        /// The request has no scheme, authority or path, or its URL cannot be formed.
+        public static let invalidRequest = Code(base: .invalidRequest)
+        /// A header value holds CR, LF or NUL (header injection), or a name is not a valid token.
+        public static let invalidHeaderValue = Code(base: .invalidHeaderValue)
+        /// The transport policy refused the URL before any byte was sent (plain `http` to a host
+        /// without an exception, an unknown scheme); see ``SecureHTTPError/serverTrustError``.
+        public static let policyViolation = Code(base: .policyViolation)
+        /// The server's certificate chain was rejected in the TLS handshake; see
+        /// ``SecureHTTPError/serverTrustError`` for the reason (expired, pin mismatch, …).
+        public static let serverTrustFailure = Code(base: .serverTrustFailure)
+        /// The TCP connection could not be opened.
+        public static let connectFailed = Code(base: .connectFailed)
+        /// The TCP connection was not open within the connect timeout.
+        public static let connectTimeout = Code(base: .connectTimeout)
+        /// The TLS handshake did not finish within its timeout.
+        public static let tlsHandshakeTimeout = Code(base: .tlsHandshakeTimeout)
+        /// The whole request (redirects included) did not finish within its deadline.
+        public static let deadlineExceeded = Code(base: .deadlineExceeded)
+        /// The server offered only a TLS version below the policy's minimum.
+        public static let tlsVersionRefused = Code(base: .tlsVersionRefused)
+        /// The server ended the handshake with a `handshake_failure` alert: most often no cipher
+        /// suite in common (for example a server without forward-secret suites when the policy
+        /// requires forward secrecy).
+        public static let tlsHandshakeFailure = Code(base: .tlsHandshakeFailure)
+        /// The server requires a client certificate and none (or none it accepts) was presented.
+        public static let clientCertificateRequired = Code(base: .clientCertificateRequired)
+        /// Any other TLS failure.
+        public static let tlsFailure = Code(base: .tlsFailure)
+        /// The client identity (certificate chain and key, or PKCS#12) could not be loaded.
+        public static let invalidClientIdentity = Code(base: .invalidClientIdentity)
+        /// The connection closed before the response was complete.
+        public static let connectionClosed = Code(base: .connectionClosed)
+        /// The server's response was not valid HTTP.
+        public static let invalidResponse = Code(base: .invalidResponse)
+        /// The response body was larger than the configured limit; reading stopped there.
+        public static let responseTooLarge = Code(base: .responseTooLarge)
+        /// A redirect from `https` to plain `http`.
+        public static let insecureRedirect = Code(base: .insecureRedirect)
+        /// More redirects than the configured limit.
+        public static let tooManyRedirects = Code(base: .tooManyRedirects)
+        /// A redirect leads back to a URL already visited.
+        public static let redirectLoop = Code(base: .redirectLoop)
+        /// A redirect without a usable `Location`.
+        public static let invalidRedirect = Code(base: .invalidRedirect)
+        /// The request's task was cancelled.
+        public static let cancelled = Code(base: .cancelled)
+        /// The transport has been shut down.
+        public static let shutDown = Code(base: .shutDown)
+    }
+
+    /// What went wrong, as a stable code.
+    public let code: Code
+    /// A short explanation for people; it never holds a secret.
+    public let message: String
+    /// For ``Code/serverTrustFailure`` and ``Code/policyViolation``: the ServerTrust reason.
+    public let serverTrustError: ServerTrustError?
+    /// For ``Code/serverTrustFailure`` from a pin mismatch: the pin report.
+    public let pinReport: PinValidationReport?
+
+    /// Creates an error. Never put a header value, body, token or key in `message`.
+    public init(
+        _ code: Code,
+        _ message: String,
+        serverTrustError: ServerTrustError? = nil,
+        pinReport: PinValidationReport? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.serverTrustError = serverTrustError
+        self.pinReport = pinReport
+    }
+
+    /// `code: message`, with the ServerTrust reason when there is one.
+    public var description: String {
+        if let serverTrustError {
+            return "\(self.code): \(self.message): \(serverTrustError)"
+        }
+        return "\(self.code): \(self.message)"
+    }
+
+    public static func == (lhs: SecureHTTPError, rhs: SecureHTTPError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.code)
+    }
+
+    static func policy(_ error: ServerTrustError) -> SecureHTTPError {
+        SecureHTTPError(.policyViolation, "the transport policy refused the request", serverTrustError: error)
+    }
+
+    static func trust(_ error: ServerTrustError, host: String, report: PinValidationReport? = nil) -> SecureHTTPError {
+        SecureHTTPError(.serverTrustFailure, "\(host) is not trusted", serverTrustError: error, pinReport: report)
+    }
+}

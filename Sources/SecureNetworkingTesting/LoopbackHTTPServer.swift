@@ -1,0 +1,307 @@
+public import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+public import NIOSSL
+import NIOTLS
+
+/// An in-process HTTP/1.1 server on 127.0.0.1 with an ephemeral port, over TLS with any
+/// TestPKI chain, TLS version range and cipher list, or over plain HTTP.
+///
+/// It records every request and counts connections and completed TLS handshakes, so tests can
+/// assert what reached the server (or that nothing did). Use ``withLoopbackHTTPServer(_:handler:_:)``
+/// so it always stops.
+public final class LoopbackHTTPServer: Sendable {
+    /// How the server speaks TLS.
+    public struct TLS: Sendable {
+        /// The chain presented (leaf first) and the leaf's key.
+        public var chain: TestPKI.Chain
+        /// The lowest TLS version served. Default TLS 1.2.
+        public var minimumVersion: NIOSSL.TLSVersion = .tlsv12
+        /// The highest TLS version served; nil means the newest.
+        public var maximumVersion: NIOSSL.TLSVersion?
+        /// The TLS 1.2-and-below cipher suites served; nil means NIOSSL's defaults.
+        public var cipherSuites: [NIOTLSCipher]?
+        /// When set, a client certificate issued by one of these CAs is required.
+        public var requiredClientCertificateIssuers: [TestPKI.Identity]?
+
+        /// Serves `chain` with TLS 1.2 and 1.3 and NIOSSL's default suites.
+        public init(chain: TestPKI.Chain) {
+            self.chain = chain
+        }
+    }
+
+    /// A request as the server received it.
+    public struct RecordedRequest: Sendable {
+        /// The method, such as `GET`.
+        public let method: String
+        /// The request target, such as `/path?query`.
+        public let uri: String
+        /// The header fields in order.
+        public let headers: [(name: String, value: String)]
+        /// The body.
+        public let body: [UInt8]
+        /// The connection it arrived on (1 for the first connection accepted).
+        public let connection: Int
+
+        /// The first value of a header, compared case-insensitively.
+        public func header(_ name: String) -> String? {
+            self.headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    /// What the server answers.
+    public struct Response: Sendable {
+        indirect enum Kind: Sendable {
+            case respond(status: Int, headers: [(String, String)], body: [UInt8])
+            case stall
+            case close
+            case streamed(chunks: Int, chunkSize: Int)
+            case delayed(milliseconds: Int64, Response)
+        }
+
+        let kind: Kind
+
+        /// A response with a status, header fields and body.
+        public static func status(_ code: Int, headers: [(String, String)] = [], body: [UInt8] = []) -> Response {
+            Response(kind: .respond(status: code, headers: headers, body: body))
+        }
+
+        /// `200 OK` with a text body.
+        public static func text(_ text: String, status: Int = 200) -> Response {
+            .status(status, headers: [("Content-Type", "text/plain")], body: Array(text.utf8))
+        }
+
+        /// A redirect to `location`.
+        public static func redirect(_ status: Int = 302, to location: String) -> Response {
+            .status(status, headers: [("Location", location)])
+        }
+
+        /// `200 OK` with a body sent in chunks and no `Content-Length`, so a client only
+        /// learns its size by reading it.
+        public static func streamed(chunks: Int, chunkSize: Int) -> Response {
+            Response(kind: .streamed(chunks: chunks, chunkSize: chunkSize))
+        }
+
+        /// `response`, sent after a delay (the connection stays busy meanwhile).
+        public static func delayed(milliseconds: Int64, _ response: Response) -> Response {
+            Response(kind: .delayed(milliseconds: milliseconds, response))
+        }
+
+        /// Never answer (the connection stays open): for deadline tests.
+        public static let stall = Response(kind: .stall)
+
+        /// Close the connection without answering.
+        public static let close = Response(kind: .close)
+    }
+
+    /// Counters of what the server saw.
+    public struct Statistics: Sendable {
+        /// TCP connections accepted.
+        public var connectionsAccepted = 0
+        /// TLS handshakes completed.
+        public var handshakesCompleted = 0
+        /// The most connections open at the same time.
+        public var peakOpenConnections = 0
+        /// Connections open now.
+        public var openConnections = 0
+        /// Requests received, in order.
+        public var requests: [RecordedRequest] = []
+    }
+
+    /// The port the server listens on (127.0.0.1).
+    public let port: Int
+    /// Whether the server speaks TLS.
+    public let usesTLS: Bool
+    private let channel: any Channel
+    let state: NIOLockedValueBox<Statistics>
+
+    /// `https://localhost:PORT` or `http://localhost:PORT`.
+    public var baseURL: URL {
+        URL(string: "\(self.usesTLS ? "https" : "http")://localhost:\(self.port)")!
+    }
+
+    /// What the server has seen so far.
+    public var statistics: Statistics { self.state.withLockedValue { $0 } }
+
+    private init(port: Int, usesTLS: Bool, channel: any Channel, state: NIOLockedValueBox<Statistics>) {
+        self.port = port
+        self.usesTLS = usesTLS
+        self.channel = channel
+        self.state = state
+    }
+
+    /// Starts a server.
+    ///
+    /// - Parameters:
+    ///   - tls: how to speak TLS; nil serves plain HTTP.
+    ///   - handler: answers each request (runs on the event loop: keep it quick).
+    public static func start(
+        tls: TLS?,
+        handler: @escaping @Sendable (RecordedRequest) -> Response
+    ) async throws -> LoopbackHTTPServer {
+        let sslContext = try tls.map { try NIOSSLContext(configuration: Self.serverConfiguration($0)) }
+        let state = NIOLockedValueBox(Statistics())
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let number = state.withLockedValue { state in
+                        state.connectionsAccepted += 1
+                        state.openConnections += 1
+                        state.peakOpenConnections = max(state.peakOpenConnections, state.openConnections)
+                        return state.connectionsAccepted
+                    }
+                    channel.closeFuture.whenComplete { _ in state.withLockedValue { $0.openConnections -= 1 } }
+                    if let sslContext {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                        try channel.pipeline.syncOperations.addHandler(HandshakeCounter(state: state))
+                    }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(
+                        RequestHandler(connection: number, state: state, handler: handler)
+                    )
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw ChannelError.unknownLocalAddress
+        }
+        return LoopbackHTTPServer(port: port, usesTLS: tls != nil, channel: channel, state: state)
+    }
+
+    /// Stops listening and closes the listening socket.
+    public func shutdown() async {
+        try? await self.channel.close()
+    }
+
+    static func serverConfiguration(_ tls: TLS) throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try tls.chain.nioCertificateChain(),
+            privateKey: try tls.chain.nioPrivateKey()
+        )
+        configuration.minimumTLSVersion = tls.minimumVersion
+        configuration.maximumTLSVersion = tls.maximumVersion
+        if let suites = tls.cipherSuites { configuration.cipherSuiteValues = suites }
+        if let issuers = tls.requiredClientCertificateIssuers {
+            configuration.certificateVerification = .noHostnameVerification
+            configuration.trustRoots = .certificates(try issuers.map { try $0.nioCertificate() })
+        }
+        return configuration
+    }
+}
+
+/// Runs `body` with a started server and stops it afterwards, however `body` ends.
+public func withLoopbackHTTPServer<Result: Sendable>(
+    _ tls: LoopbackHTTPServer.TLS?,
+    handler: @escaping @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in .text("ok") },
+    _ body: (LoopbackHTTPServer) async throws -> Result
+) async throws -> Result {
+    let server = try await LoopbackHTTPServer.start(tls: tls, handler: handler)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+private final class HandshakeCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>
+
+    init(state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>) {
+        self.state = state
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            self.state.withLockedValue { $0.handshakesCompleted += 1 }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+private final class RequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let connection: Int
+    let state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>
+    let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+
+    init(
+        connection: Int,
+        state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>,
+        handler: @escaping @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response
+    ) {
+        self.connection = connection
+        self.state = state
+        self.handler = handler
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            self.body = []
+        case .body(let buffer):
+            self.body += buffer.readableBytesView
+        case .end:
+            guard let head = self.head else { return }
+            let request = LoopbackHTTPServer.RecordedRequest(
+                method: head.method.rawValue,
+                uri: head.uri,
+                headers: head.headers.map { ($0.name, $0.value) },
+                body: self.body,
+                connection: self.connection
+            )
+            self.state.withLockedValue { $0.requests.append(request) }
+            self.respond(context: context, self.handler(request), keepAlive: head.isKeepAlive)
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext, _ response: LoopbackHTTPServer.Response, keepAlive: Bool) {
+        switch response.kind {
+        case .stall:
+            return
+        case .close:
+            context.close(promise: nil)
+        case .delayed(let milliseconds, let response):
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(milliseconds)) {
+                let (handler, context) = loopBound.value
+                handler.respond(context: context, response, keepAlive: keepAlive)
+            }
+        case .streamed(let chunks, let chunkSize):
+            let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Transfer-Encoding": "chunked"])
+            context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+            let chunk = context.channel.allocator.buffer(repeating: UInt8(ascii: "x"), count: chunkSize)
+            for _ in 0..<chunks {
+                context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(chunk))), promise: nil)
+            }
+            context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+        case .respond(let status, let headers, let body):
+            var fields = HTTPHeaders(headers)
+            fields.replaceOrAdd(name: "Content-Length", value: String(body.count))
+            if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
+            let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields)
+            context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+            if !body.isEmpty {
+                context.write(self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+            }
+            let done = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
+            if !keepAlive {
+                done.whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import HTTPTypes
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SecureHTTP
+import SecureNetworkingTesting
+import ServerTrust
+import Testing
+
+/// Keep-alive reuse, the per-host cap, cancellation, deadlines and the trust decision cache,
+/// against real TLS servers.
+@Suite("Live HTTP: connections")
+struct ConnectionLiveTests {
+    @Test func sequentialRequestsReuseConnections() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            try await withTransport { transport in
+                for index in 0..<200 {
+                    let response = try await transport.send(get(url(server, "/\(index)")))
+                    #expect(response.response.status == .ok)
+                }
+                let statistics = server.statistics
+                #expect(statistics.requests.count == 200)
+                #expect(statistics.handshakesCompleted == 1)
+                #expect(transport.statistics.connectionsOpened == 1)
+                #expect(transport.statistics.trustEvaluations == 1)
+            }
+        }
+    }
+
+    @Test func concurrentRequestsRespectThePerHostCap() async throws {
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
+            .delayed(milliseconds: 30, .text("ok"))
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            try await withTransport(Live.configuration { $0.maximumConnectionsPerHost = 2 }) { transport in
+                try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                    for index in 0..<12 {
+                        group.addTask { try await transport.send(get(url(server, "/\(index)"))).response.status }
+                    }
+                    var statuses: [HTTPResponse.Status] = []
+                    for try await status in group { statuses.append(status) }
+                    #expect(statuses.count == 12 && statuses.allSatisfy { $0 == .ok })
+                }
+                #expect(server.statistics.peakOpenConnections == 2)
+                #expect(server.statistics.connectionsAccepted == 2)
+                #expect(server.statistics.requests.count == 12)
+            }
+        }
+    }
+
+    @Test func aCancelledRequestFreesItsConnection() async throws {
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            request.uri == "/stall" ? .stall : .text("ok")
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            try await withTransport(Live.configuration { $0.maximumConnectionsPerHost = 1 }) { transport in
+                let stalled = Task { try await transport.send(get(url(server, "/stall"))) }
+                try await waitUntil { server.statistics.requests.count == 1 }
+                stalled.cancel()
+                let result = await stalled.result
+                #expect((result.error as? SecureHTTPError)?.code == .cancelled)
+                // The only slot is free again: this request would otherwise wait forever.
+                let response = try await transport.send(get(url(server, "/after")))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.connectionsAccepted == 2)
+            }
+        }
+    }
+
+    @Test func aCancelledWaiterLeavesTheQueue() async throws {
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
+            .delayed(milliseconds: 300, .text("slow"))
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            try await withTransport(Live.configuration { $0.maximumConnectionsPerHost = 1 }) { transport in
+                let first = Task { try await transport.send(get(url(server, "/first"))) }
+                try await waitUntil { server.statistics.requests.count == 1 }
+                let waiting = Task { try await transport.send(get(url(server, "/waiting"))) }
+                try await Task.sleep(for: .milliseconds(20))
+                waiting.cancel()
+                #expect(((await waiting.result).error as? SecureHTTPError)?.code == .cancelled)
+                #expect(try await first.value.response.status == .ok)
+                #expect(server.statistics.requests.map(\.uri) == ["/first"])
+            }
+        }
+    }
+
+    @Test func aStallingServerTripsTheDeadline() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: { _ in .stall }) { server in
+            try await withTransport(Live.configuration { $0.timeouts.request = .milliseconds(300) }) { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .deadlineExceeded)
+                #expect(server.statistics.requests.count == 1)
+            }
+        }
+    }
+
+    @Test func trustDecisionsAreCachedAcrossConnections() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            // No keep-alive reuse: the idle timeout is zero, so each request opens a connection.
+            try await withTransport(Live.configuration { $0.timeouts.idle = .zero }) { transport in
+                for _ in 0..<3 {
+                    _ = try await transport.send(get(url(server)))
+                    try await waitUntil { server.statistics.openConnections == 0 }
+                }
+                #expect(server.statistics.handshakesCompleted == 3)
+                #expect(transport.statistics.connectionsOpened == 3)
+                #expect(transport.statistics.trustEvaluations == 1)
+            }
+        }
+    }
+
+    @Test func aConnectionTheServerClosedWhileIdleIsReplaced() async throws {
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            request.uri == "/bye" ? .status(200, headers: [("Connection", "close")]) : .text("ok")
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            try await withTransport { transport in
+                _ = try await transport.send(get(url(server, "/bye")))
+                let response = try await transport.send(get(url(server, "/next")))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.connectionsAccepted == 2)
+            }
+        }
+    }
+
+    @Test func shutdownRefusesNewRequests() async throws {
+        let transport = try NIOHTTPTransport(configuration: Live.configuration())
+        await transport.shutdown()
+        let error = await expectFailure(transport, get(URL(string: "https://localhost:1/")!))
+        #expect(error?.code == .shutDown)
+    }
+
+    @Test func connectionRefusedIsReported() async throws {
+        let port = try await withLoopbackHTTPServer(nil) { server in server.port }
+        try await withTransport { transport in
+            let error = await expectFailure(transport, get(URL(string: "https://127.0.0.1:\(port)/")!))
+            #expect(error?.code == .connectFailed)
+        }
+    }
+}
+
+/// Polls a condition every few milliseconds, failing after two seconds.
+func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for _ in 0..<400 {
+        if condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("condition not met within 2 s", sourceLocation: sourceLocation)
+}
+
+extension Result {
+    var error: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that accepts connections and never writes a byte: a server
+/// that stalls the TLS handshake.
+@Suite("Live TLS: handshake timeout")
+struct HandshakeTimeoutTests {
+    @Test func aSilentServerTripsTheHandshakeTimeout() async throws {
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in channel.eventLoop.makeSucceededVoidFuture() }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        defer { listener.close(promise: nil) }
+        let port = try #require(listener.localAddress?.port)
+        let configuration = Live.configuration { $0.timeouts.tlsHandshake = .milliseconds(200) }
+        try await withTransport(configuration) { transport in
+            let error = await expectFailure(transport, get(URL(string: "https://localhost:\(port)/")!))
+            #expect(error?.code == .tlsHandshakeTimeout)
+        }
+    }
+}

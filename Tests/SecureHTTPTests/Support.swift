@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import NIOSSL
+import SecureHTTP
+import SecureNetworkingTesting
+import ServerTrust
+import Testing
+
+/// A PKI minted at the current time: live TLS validates at the real clock (the test server's
+/// BoringSSL checks client certificates at the real clock too). Matrix chains that must be
+/// expired or not yet valid are minted relative to it.
+enum Live {
+    static let pki: TestPKI = {
+        do { return try TestPKI(referenceTime: Date()) } catch { preconditionFailure("TestPKI: \(error)") }
+    }()
+
+    /// The strict default policy, with the test root as the only anchor.
+    static var policy: TransportSecurityPolicy {
+        TransportSecurityPolicy(trustAnchors: pki.trustAnchors)
+    }
+
+    static func configuration(
+        policy: TransportSecurityPolicy = Live.policy,
+        _ configure: (inout HTTPTransportConfiguration) -> Void = { _ in }
+    ) -> HTTPTransportConfiguration {
+        var configuration = HTTPTransportConfiguration(policy: policy)
+        configuration.timeouts.request = .seconds(20)
+        configuration.timeouts.idle = .seconds(20)
+        configuration.timeouts.tlsHandshake = .seconds(10)
+        configuration.timeouts.connect = .seconds(5)
+        configuration.maximumConnectionsPerHost = 4
+        configuration.redirects = .follow(maximum: 5)
+        configure(&configuration)
+        return configuration
+    }
+
+    static func tls(_ chain: TestPKI.Chain, _ configure: (inout LoopbackHTTPServer.TLS) -> Void = { _ in })
+        -> LoopbackHTTPServer.TLS
+    {
+        var tls = LoopbackHTTPServer.TLS(chain: chain)
+        configure(&tls)
+        return tls
+    }
+}
+
+func get(_ url: URL, headers: HTTPFields = [:]) -> HTTPRequest {
+    var request = HTTPRequest(url: url)
+    request.headerFields = headers
+    return request
+}
+
+func url(_ server: LoopbackHTTPServer, _ path: String = "/", host: String = "localhost") -> URL {
+    URL(string: "\(server.usesTLS ? "https" : "http")://\(host):\(server.port)\(path)")!
+}
+
+/// Sends and returns the error, failing the test when the request succeeds.
+func expectFailure(
+    _ transport: some HTTPTransport,
+    _ request: HTTPRequest,
+    body: Data? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> SecureHTTPError? {
+    do {
+        let response = try await transport.send(request, body: body)
+        Issue.record("expected a failure, got \(response.response.status)", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// A fresh transport for one test, shut down afterwards.
+func withTransport<R: Sendable>(
+    _ configuration: HTTPTransportConfiguration = Live.configuration(),
+    _ body: (NIOHTTPTransport) async throws -> R
+) async throws -> R {
+    try await withNIOHTTPTransport(configuration: configuration, body)
+}

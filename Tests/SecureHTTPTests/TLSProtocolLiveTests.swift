@@ -1,0 +1,146 @@
+import Foundation
+import HTTPTypes
+import NIOSSL
+import SecureHTTP
+import SecureNetworkingTesting
+import ServerTrust
+import Testing
+import X509
+
+/// TLS versions, cipher suites and mutual TLS against real servers on loopback.
+@Suite("Live TLS: versions, ciphers, client certificates")
+struct TLSProtocolLiveTests {
+    @Test(arguments: [NIOSSL.TLSVersion.tlsv1, .tlsv11])
+    func legacyOnlyServerIsRefused(version: NIOSSL.TLSVersion) async throws {
+        let tls = Live.tls(try Live.pki.validChain()) {
+            $0.minimumVersion = version
+            $0.maximumVersion = version
+        }
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .tlsVersionRefused, "\(String(describing: error))")
+                #expect(server.statistics.handshakesCompleted == 0)
+            }
+        }
+    }
+
+    @Test func tls13IsAccepted() async throws {
+        let tls = Live.tls(try Live.pki.validChain()) { $0.minimumVersion = .tlsv13 }
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.handshakesCompleted == 1)
+            }
+        }
+    }
+
+    @Test func tls12WithForwardSecrecyIsAccepted() async throws {
+        let tls = Live.tls(try Live.pki.validChain()) { $0.maximumVersion = .tlsv12 }
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok)
+            }
+        }
+    }
+
+    /// A TLS 1.2 server that only offers TLS_RSA_WITH_AES_128_GCM_SHA256 (RSA key exchange,
+    /// no forward secrecy) needs an RSA certificate.
+    static func staticRSAServer() throws -> LoopbackHTTPServer.TLS {
+        let chain = try Live.pki.leaf {
+            $0.issuer = .rsaIntermediate
+            $0.key = .rsa(bits: 2048)
+            $0.keyUsage = KeyUsageFixture.digitalSignatureAndKeyEncipherment
+        }
+        return Live.tls(chain) {
+            $0.maximumVersion = .tlsv12
+            $0.cipherSuites = [.TLS_RSA_WITH_AES_128_GCM_SHA256]
+        }
+    }
+
+    @Test func nonForwardSecretCipherIsRefused() async throws {
+        try await withLoopbackHTTPServer(try Self.staticRSAServer()) { server in
+            try await withTransport { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .tlsHandshakeFailure, "\(String(describing: error))")
+                #expect(server.statistics.handshakesCompleted == 0)
+            }
+        }
+    }
+
+    @Test func nonForwardSecretCipherIsAcceptedWithADomainException() async throws {
+        var policy = Live.policy
+        policy.setException(DomainException(requiresForwardSecrecy: false), for: "localhost")
+        try await withLoopbackHTTPServer(try Self.staticRSAServer()) { server in
+            try await withTransport(Live.configuration(policy: policy)) { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.handshakesCompleted == 1)
+            }
+        }
+    }
+
+    static func mutualTLSServer() throws -> LoopbackHTTPServer.TLS {
+        Live.tls(try Live.pki.validChain()) { $0.requiredClientCertificateIssuers = [Live.pki.clientCA] }
+    }
+
+    @Test func clientCertificateFromPEMIsPresented() async throws {
+        let client = try Live.pki.clientIdentity()
+        let configuration = Live.configuration {
+            $0.clientIdentity = .pem(certificateChain: client.pem, privateKey: client.leafIdentity.privateKeyPEM)
+        }
+        try await withLoopbackHTTPServer(try Self.mutualTLSServer()) { server in
+            try await withTransport(configuration) { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.requests.count == 1)
+            }
+        }
+    }
+
+    @Test func clientCertificateFromPKCS12IsPresented() async throws {
+        let client = try Live.pki.clientIdentity(commonName: "p12-client")
+        let bundle = try PKCS12Fixture.make(client, passphrase: "correct horse")
+        let configuration = Live.configuration { $0.clientIdentity = .pkcs12(bundle, passphrase: "correct horse") }
+        try await withLoopbackHTTPServer(try Self.mutualTLSServer()) { server in
+            try await withTransport(configuration) { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok)
+            }
+        }
+    }
+
+    @Test func pkcs12WithTheWrongPassphraseIsRefused() throws {
+        let client = try Live.pki.clientIdentity()
+        let bundle = try PKCS12Fixture.make(client, passphrase: "right")
+        let configuration = Live.configuration { $0.clientIdentity = .pkcs12(bundle, passphrase: "wrong") }
+        do {
+            _ = try NIOHTTPTransport(configuration: configuration)
+            Issue.record("a PKCS#12 bundle opened with the wrong passphrase")
+        } catch {
+            #expect(error.code == .invalidClientIdentity)
+            #expect(!error.description.contains("wrong"))
+        }
+        #expect(!String(describing: configuration.clientIdentity!).contains("wrong"))
+    }
+
+    @Test func missingClientCertificateIsRefused() async throws {
+        try await withLoopbackHTTPServer(try Self.mutualTLSServer()) { server in
+            try await withTransport { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .clientCertificateRequired, "\(String(describing: error))")
+                #expect(server.statistics.requests.isEmpty)
+            }
+        }
+    }
+}
+
+enum KeyUsageFixture {
+    /// RSA key exchange encrypts the premaster secret to the leaf key: keyEncipherment.
+    static let digitalSignatureAndKeyEncipherment = KeyUsage(
+        digitalSignature: true,
+        keyEncipherment: true
+    )
+}

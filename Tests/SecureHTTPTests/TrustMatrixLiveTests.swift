@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import SecureHTTP
+import SecureNetworkingTesting
+import ServerTrust
+import Testing
+
+/// The certificate matrix against real TLS on 127.0.0.1: each bad chain is refused in the
+/// handshake with its own ServerTrust code, and the server never sees a request.
+@Suite("Live TLS: certificate matrix")
+struct TrustMatrixLiveTests {
+    @Test func validChainIsAccepted() async throws {
+        let chain = try Live.pki.validChain()
+        try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .text("hello") }) { server in
+            try await withTransport { transport in
+                let response = try await transport.send(get(url(server, "/hello")))
+                #expect(response.response.status == .ok)
+                #expect(String(decoding: response.body, as: UTF8.self) == "hello")
+                #expect(server.statistics.requests.map(\.uri) == ["/hello"])
+                #expect(server.statistics.handshakesCompleted == 1)
+            }
+        }
+    }
+
+    @Test func validChainOverAnIPAddressIsAccepted() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            try await withTransport { transport in
+                let response = try await transport.send(get(url(server, host: "127.0.0.1")))
+                #expect(response.response.status == .ok)
+            }
+        }
+    }
+
+    static let badChains: [(String, @Sendable (TestPKI) throws -> TestPKI.Chain, ServerTrustError.Code)] = [
+        ("expired", { try $0.expiredChain() }, .expired),
+        ("not yet valid", { try $0.notYetValidChain() }, .notYetValid),
+        ("wrong host", { try $0.wrongHostChain() }, .hostnameMismatch),
+        ("self-signed", { try $0.selfSignedChain() }, .selfSigned),
+        ("untrusted root", { try $0.untrustedRootChain() }, .untrustedRoot),
+        ("missing intermediate", { try $0.missingIntermediateChain() }, .missingIntermediate),
+        ("SHA-1 leaf", { try $0.sha1Chain() }, .weakSignatureAlgorithm),
+        ("RSA-1024 leaf", { try $0.rsa1024Chain() }, .weakKey),
+    ]
+
+    @Test(arguments: 0..<Self.badChains.count)
+    func badChainIsRefused(case index: Int) async throws {
+        let (name, make, expected) = Self.badChains[index]
+        let chain = try make(Live.pki)
+        try await withLoopbackHTTPServer(Live.tls(chain)) { server in
+            try await withTransport { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .serverTrustFailure, "\(name)")
+                #expect(error?.serverTrustError?.code == expected, "\(name): \(String(describing: error))")
+                #expect(server.statistics.requests.isEmpty, "\(name): a request reached the server")
+            }
+        }
+    }
+}
