@@ -22,7 +22,8 @@ struct ReadmeExampleTests {
 
     @Test func theREADMEShowsThisFilesExample() throws {
         let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        let start = try #require(readme.range(of: "```swift\n"))
+        let marker = try #require(readme.range(of: "ServerTrust can also be used on its own"))
+        let start = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
         let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
         let snippet = readme[start.upperBound..<end.lowerBound]
         let body = snippet.split(separator: "\n", omittingEmptySubsequences: false).drop(while: { $0.hasPrefix("import") || $0.isEmpty })

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import SecureHTTP
+import SecureNetworkingTesting
+import ServerTrust
+import Testing
+import X509
+
+// The README's transport example, verbatim (the test below checks the README still says exactly this).
+/// Fetches the signed-in user's profile over a policy-checked, pinned TLS connection.
+func fetchProfile(from api: URL, token: String, policyFile: String, companyRoot: Certificate) async throws -> Data {
+    var policy = try TransportSecurityPolicy(contentsOfFile: policyFile)  // ATS-style keys and pinnedDomains
+    policy.trustAnchors = .system(adding: [companyRoot])
+    return try await withNIOHTTPTransport(configuration: HTTPTransportConfiguration(policy: policy)) { transport in
+        var request = HTTPRequest(method: .get, url: api.appendingPathComponent("v1/me"))
+        try request.headerFields.appendChecked(name: .authorization, value: "Bearer \(token)")  // CR/LF is refused
+        let response = try await transport.send(request)  // SecureHTTPError: .serverTrustFailure (pinMismatch, expired, …), .policyViolation, …
+        return response.body
+    }
+}
+
+@Suite("README: transport example")
+struct ReadmeTransportExampleTests {
+    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+
+    @Test func theREADMEShowsThisFilesExample() throws {
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let start = try #require(readme.range(of: "```swift\n"))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let body = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .drop(while: { $0.hasPrefix("import") || $0.isEmpty })
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        #expect(body.count > 5)
+        #expect(source.contains(body.joined(separator: "\n")))
+    }
+
+    @Test func theExampleFetchesFromThePinnedServerAndRefusesAnImpostor() async throws {
+        let policyFile = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: policyFile) }
+        let pins = "[\"\(Live.pki.root.pin)\", \"\(Live.pki.intermediate.pin)\"]"
+        try Data(#"{"pinnedDomains": {"localhost": {"pins": \#(pins)}}}"#.utf8).write(to: policyFile)
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            request.uri == "/v1/me" && request.header("Authorization") == "Bearer t0ken"
+                ? .status(200, headers: [("Content-Type", "application/json")], body: Array(#"{"name":"Ada"}"#.utf8))
+                : .status(401)
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            let body = try await fetchProfile(
+                from: server.baseURL, token: "t0ken", policyFile: policyFile.path, companyRoot: Live.pki.root.certificate
+            )
+            #expect(String(decoding: body, as: UTF8.self) == #"{"name":"Ada"}"#)
+        }
+        // A server whose chain the device trusts (its CA was added) but which the pins do not name.
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.interceptionChain()), handler: handler) { server in
+            await #expect {
+                _ = try await fetchProfile(
+                    from: server.baseURL, token: "t0ken", policyFile: policyFile.path,
+                    companyRoot: Live.pki.interceptionCA.certificate
+                )
+            } throws: { ($0 as? SecureHTTPError)?.serverTrustError?.code == .pinMismatch }
+            #expect(server.statistics.requests.isEmpty)
+        }
+    }
+}
