@@ -70,7 +70,7 @@ struct ConnectionLiveTests {
 
     @Test func aCancelledWaiterLeavesTheQueue() async throws {
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
-            .delayed(milliseconds: 300, .text("slow"))
+            .delayed(milliseconds: 1000, .text("slow"))
         }
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
             try await withTransport(Live.configuration { $0.maximumConnectionsPerHost = 1 }) { transport in
@@ -87,11 +87,19 @@ struct ConnectionLiveTests {
     }
 
     @Test func aStallingServerTripsTheDeadline() async throws {
-        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: { _ in .stall }) { server in
-            try await withTransport(Live.configuration { $0.timeouts.request = .milliseconds(300) }) { transport in
-                let error = await expectFailure(transport, get(url(server)))
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            request.uri == "/stall" ? .stall : .text("ok")
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            try await withTransport(Live.configuration { $0.timeouts.request = .seconds(5) }) { transport in
+                // Warm the connection first, so the deadline below can only be spent waiting
+                // for the stalled response, not on a slow handshake.
+                _ = try await transport.send(get(url(server, "/warm")))
+                let started = ContinuousClock.now
+                let error = await expectFailure(transport, get(url(server, "/stall")))
                 #expect(error?.code == .deadlineExceeded)
-                #expect(server.statistics.requests.count == 1)
+                #expect(ContinuousClock.now - started >= .seconds(5))
+                #expect(server.statistics.requests.map(\.uri) == ["/warm", "/stall"])
             }
         }
     }
@@ -141,13 +149,13 @@ struct ConnectionLiveTests {
     }
 }
 
-/// Polls a condition every few milliseconds, failing after two seconds.
+/// Polls a condition every few milliseconds, failing after ten seconds.
 func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    for _ in 0..<400 {
+    for _ in 0..<2000 {
         if condition() { return }
         try await Task.sleep(for: .milliseconds(5))
     }
-    Issue.record("condition not met within 2 s", sourceLocation: sourceLocation)
+    Issue.record("condition not met within 10 s", sourceLocation: sourceLocation)
 }
 
 extension Result {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -41,10 +42,22 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestKeepAlive = true
     /// Why the connection ended, for a request written after the fact (a TLS 1.3 server's
     /// alert can arrive before the first request is written).
-    private var closeReason: SecureHTTPError?
+    private var closeReason: SecureHTTPError? {
+        get { self.sharedCloseReason.withLockedValue { $0 } }
+        set { self.sharedCloseReason.withLockedValue { $0 = newValue } }
+    }
+    /// Shared with the connection, which reads it when a write never reached this handler
+    /// (the channel had already closed).
+    private let sharedCloseReason: NIOLockedValueBox<SecureHTTPError?>
 
-    init(handshakePromise: EventLoopPromise<Void>, usesTLS: Bool, mapError: @escaping @Sendable (any Error) -> SecureHTTPError) {
+    init(
+        handshakePromise: EventLoopPromise<Void>,
+        usesTLS: Bool,
+        closeReason: NIOLockedValueBox<SecureHTTPError?>,
+        mapError: @escaping @Sendable (any Error) -> SecureHTTPError
+    ) {
         self.handshakePromise = handshakePromise
+        self.sharedCloseReason = closeReason
         self.usesTLS = usesTLS
         self.mapError = mapError
     }

@@ -15,10 +15,13 @@ final class HTTP1Connection: Sendable {
 
     let id: ID
     let channel: any Channel
+    /// Why the connection ended, once it has (set by the handler).
+    private let closeReason: NIOLockedValueBox<SecureHTTPError?>
 
-    private init(id: ID, channel: any Channel) {
+    private init(id: ID, channel: any Channel, closeReason: NIOLockedValueBox<SecureHTTPError?>) {
         self.id = id
         self.channel = channel
+        self.closeReason = closeReason
     }
 
     var isActive: Bool { self.channel.isActive }
@@ -39,6 +42,7 @@ final class HTTP1Connection: Sendable {
             TLSSetup.mapError(error, trust: trust, host: host)
         }
         let handshakeBox = HandshakeBox()
+        let closeReason = NIOLockedValueBox<SecureHTTPError?>(nil)
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(TimeAmount(timeouts.connect))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -57,7 +61,12 @@ final class HTTP1Connection: Sendable {
                     }
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(
-                        HTTP1ClientHandler(handshakePromise: promise, usesTLS: sslContext != nil, mapError: mapError)
+                        HTTP1ClientHandler(
+                            handshakePromise: promise,
+                            usesTLS: sslContext != nil,
+                            closeReason: closeReason,
+                            mapError: mapError
+                        )
                     )
                 }
             }
@@ -103,7 +112,7 @@ final class HTTP1Connection: Sendable {
             }
             throw mapError(error)
         }
-        return HTTP1Connection(id: id, channel: channel)
+        return HTTP1Connection(id: id, channel: channel, closeReason: closeReason)
     }
 
     /// Sends one request and reads the whole response (bounded by `maximumBodySize`).
@@ -118,7 +127,16 @@ final class HTTP1Connection: Sendable {
         let channel = self.channel
         do {
             let completed = try await withTaskCancellationHandler {
-                channel.writeAndFlush(exchange, promise: nil)
+                // A write to a channel that already closed never reaches the handler: fail the
+                // exchange from here with the reason the handler recorded.
+                let written = channel.eventLoop.makePromise(of: Void.self)
+                written.futureResult.whenFailure { [closeReason] _ in
+                    promise.fail(
+                        closeReason.withLockedValue { $0 }
+                            ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent")
+                    )
+                }
+                channel.writeAndFlush(exchange, promise: written)
                 return try await promise.futureResult.get()
             } onCancel: {
                 // Fail at once: closing a TLS channel waits for the peer's close_notify.
