@@ -98,7 +98,8 @@ public final class URLSessionTransport: HTTPTransport {
                 evaluator: ServerTrust(configuration: configuration.serverTrust),
                 maximumResponseBodySize: configuration.maximumResponseBodySize,
                 pinValidationReporter: configuration.pinValidationReporter,
-                clientCredential: clientCredential
+                clientCredential: clientCredential,
+                now: configuration.now
             )
             let session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
             lanes[minimum] = URLSessionLane(session: session, delegate: delegate)
@@ -280,14 +281,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     private let maximumResponseBodySize: Int
     private let pinValidationReporter: (@Sendable (PinValidationReport) -> Void)?
     private let clientCredential: URLSessionClientCredential?
+    private let now: @Sendable () -> Date
 
     init(
         evaluator: ServerTrust,
         maximumResponseBodySize: Int,
         pinValidationReporter: (@Sendable (PinValidationReport) -> Void)?,
-        clientCredential: URLSessionClientCredential?
+        clientCredential: URLSessionClientCredential?,
+        now: @escaping @Sendable () -> Date
     ) {
         self.evaluator = evaluator
+        self.now = now
         self.maximumResponseBodySize = maximumResponseBodySize
         self.pinValidationReporter = pinValidationReporter
         self.clientCredential = clientCredential
@@ -401,7 +405,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             return (.cancelAuthenticationChallenge, nil)
         }
         let der = chain.map { [UInt8](SecCertificateCopyData($0) as Data) }
-        let decision = self.evaluator.evaluate(platformValidatedChain: der, requirements: requirements, now: Date())
+        let decision = self.evaluator.evaluate(platformValidatedChain: der, requirements: requirements, now: self.now())
         if let report = decision.pinReport {
             self.pinValidationReporter?(report)
         }
