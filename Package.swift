@@ -24,6 +24,8 @@ let package = Package(
     products: [
         .library(name: "ServerTrust", targets: ["ServerTrust"]),
         .library(name: "SecureHTTP", targets: ["SecureHTTP"]),
+        .library(name: "SecureStorage", targets: ["SecureStorage"]),
+        .library(name: "TokenAuth", targets: ["TokenAuth"]),
         .library(name: "SecureNetworkingTesting", targets: ["SecureNetworkingTesting"]),
         .executable(name: "securenet", targets: ["securenet"]),
     ],
@@ -55,6 +57,30 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SecureStorage",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "SecureStorageStress",
+            dependencies: ["SecureStorage"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "TokenAuth",
+            dependencies: [
+                "SecureHTTP",
+                "SecureStorage",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -99,6 +125,26 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SecureStorageTests",
+            dependencies: [
+                "SecureStorage",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TokenAuthTests",
+            dependencies: nioDependencies + [
+                "TokenAuth",
+                "SecureHTTP",
+                "SecureStorage",
+                "ServerTrust",
+                "SecureNetworkingTesting",
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),

@@ -87,13 +87,13 @@ public final class InterceptingProxy: Sendable {
 /// Forwards every byte read on its channel to the partner's channel, and closes the partner
 /// when its own channel closes (NIO's "glue handler" pattern, without back-pressure: test
 /// traffic is small).
+// SAFETY: `partner` is set once, in `pair()`, before either handler is added to a pipeline;
+// afterwards it is only read, and every write to the partner's channel goes through
+// `Channel.writeAndFlush`, which is thread-safe. The lock guards the one write and the reads.
 private final class RelayHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    // SAFETY: `partner` is set once, in `pair()`, before either handler is added to a pipeline;
-    // afterwards it is only read, and every write to the partner's channel goes through
-    // `Channel.writeAndFlush`, which is thread-safe. The lock guards the one write and the reads.
     private let lock = NIOLock()
     private weak var _partner: RelayHandler?
     private var channel: (any Channel)?

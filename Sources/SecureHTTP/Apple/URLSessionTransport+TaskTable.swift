@@ -12,10 +12,10 @@ import X509
 ///
 /// Every entry's continuation is resumed exactly once, by whichever of completion,
 /// cancellation and invalidation removes the entry first.
+// SAFETY: every stored `var` is read and written only while `lock` is held. Continuations
+// are resumed and tasks cancelled after the lock is released, so neither can re-enter it
+// while it is held; URLSessionTask's methods are safe to call from any thread.
 final class URLSessionTaskTable: @unchecked Sendable {
-    // SAFETY: every stored `var` is read and written only while `lock` is held. Continuations
-    // are resumed and tasks cancelled after the lock is released, so neither can re-enter it
-    // while it is held; URLSessionTask's methods are safe to call from any thread.
     private let lock = NSLock()
     private var entries: [Int: Entry] = [:]
     private var verified: Set<ConnectionRequirements> = []

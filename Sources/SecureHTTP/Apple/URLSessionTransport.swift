@@ -200,18 +200,25 @@ struct URLSessionExchange: Sendable {
 typealias URLSessionOutcome = Result<URLSessionExchange, SecureHTTPError>
 
 /// A client certificate credential built from a PKCS#12 identity.
-struct URLSessionClientCredential: @unchecked Sendable {
-    // SAFETY: URLCredential is immutable once created (read-only properties only), and the
-    // SecIdentity and SecCertificate objects it holds are immutable CF objects that are safe to
-    // use from any thread.
-    let credential: URLCredential
+// SAFETY: the credential is only read, through `credential`, while `lock` is held; it is set
+// once in `init`. URLCredential and the SecIdentity it holds are immutable after creation.
+final class URLSessionClientCredential: @unchecked Sendable {
+    private let lock = NSLock()
+    private let stored: URLCredential
+
+    /// The credential presented to client-certificate challenges.
+    var credential: URLCredential {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return self.stored
+    }
 
     init(_ identity: ClientIdentity) throws(SecureHTTPError) {
         switch identity.storage {
         case .pem:
             throw Self.pemUnsupported
         case .pkcs12(let bundle, let passphrase):
-            self.credential = try Self.importPKCS12(bundle, passphrase: passphrase)
+            self.stored = try Self.importPKCS12(bundle, passphrase: passphrase)
         }
     }
 

@@ -198,9 +198,9 @@ final class HTTP1Connection: Sendable {
 
 /// Carries the handshake future out of the channel initializer (which runs on the event loop
 /// before `connect` returns).
+// SAFETY: written once in the channel initializer and read after `connect` completed, whose
+// future's completion orders the write before the read; the lock makes that explicit.
 private final class HandshakeBox: @unchecked Sendable {
-    // SAFETY: written once in the channel initializer and read after `connect` completed, whose
-    // future's completion orders the write before the read; the lock makes that explicit.
     private let lock = NIOLock()
     private var _future: EventLoopFuture<Void>?
 

@@ -1,0 +1,56 @@
+public import Foundation
+
+/// A store of secrets: item key → bytes.
+///
+/// Item keys are names (`"tokens"`, `"signing-key"`), not secrets; values are the secrets.
+/// Implementations are safe to share between tasks.
+public protocol SecureStore: Sendable {
+    /// The bytes stored under `key`, or nil when there is none.
+    ///
+    /// - Throws: ``SecureStoreError``; an item that exists but cannot be read now (a locked
+    ///   device, a failed user-presence check, a wrong key) is an error, never nil.
+    func data(forKey key: String) async throws(SecureStoreError) -> Data?
+
+    /// Stores `data` under `key`, replacing any previous value.
+    func set(_ data: Data, forKey key: String) async throws(SecureStoreError)
+
+    /// Removes the item under `key`; removing a missing item is not an error.
+    func removeValue(forKey key: String) async throws(SecureStoreError)
+
+    /// Whether an item exists under `key` (without releasing its value).
+    func contains(_ key: String) async throws(SecureStoreError) -> Bool
+}
+
+extension SecureStore {
+    /// Decodes the JSON value stored under `key`, or nil when there is none.
+    ///
+    /// - Throws: ``SecureStoreError/Code/decodingFailed`` when the stored bytes are not a `T`.
+    public func value<T: Decodable>(_ type: T.Type, forKey key: String) async throws(SecureStoreError) -> T? {
+        guard let data = try await self.data(forKey: key) else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch {
+            throw SecureStoreError(.decodingFailed, "the item '\(key)' is not a \(T.self)")
+        }
+    }
+
+    /// Stores `value` as JSON under `key`.
+    ///
+    /// - Throws: ``SecureStoreError/Code/encodingFailed`` when `value` cannot be encoded.
+    public func set<T: Encodable>(_ value: T, forKey key: String) async throws(SecureStoreError) {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(value)
+        } catch {
+            throw SecureStoreError(.encodingFailed, "a \(T.self) could not be encoded for '\(key)'")
+        }
+        try await self.set(data, forKey: key)
+    }
+}
+
+/// Checks an item key: not empty, at most 256 UTF-8 bytes, no NUL.
+func validateItemKey(_ key: String) throws(SecureStoreError) {
+    guard !key.isEmpty, key.utf8.count <= 256, !key.utf8.contains(0) else {
+        throw SecureStoreError(.invalidKey, "item keys are 1 to 256 bytes without NUL")
+    }
+}

@@ -1,0 +1,14 @@
+/// Asks the user to prove they are present (Face ID, Touch ID, the device passcode, or whatever
+/// the app uses) before a secret is released.
+///
+/// ``LocalAuthenticationGate`` is the gate on Apple platforms; elsewhere the app supplies its own.
+public protocol UserPresenceGate: Sendable {
+    /// Asks the user to authenticate; returns when they did.
+    ///
+    /// - Parameter reason: why access is needed, shown to the user. Never a secret.
+    /// - Throws: ``SecureStoreError`` with code ``SecureStoreError/Code/authenticationFailed``
+    ///   when the check failed, ``SecureStoreError/Code/authenticationCancelled`` when the user
+    ///   or the system cancelled it, or ``SecureStoreError/Code/lockedOut`` when the system has
+    ///   locked the authenticator.
+    func authenticate(reason: String) async throws(SecureStoreError)
+}

@@ -1,0 +1,204 @@
+public import Foundation
+
+/// A ``SecureStore`` that asks a ``UserPresenceGate`` before it releases a protected item from
+/// the store it wraps.
+///
+/// - A successful check is reused for ``Configuration/reuseDuration`` (zero by default: every
+///   protected read asks).
+/// - After ``Configuration/maximumFailures`` consecutive ``SecureStoreError/Code/authenticationFailed``
+///   results, protected reads throw ``SecureStoreError/Code/lockedOut`` for
+///   ``Configuration/lockoutDuration`` without asking the gate. The failure that starts the
+///   lockout is reported as `authenticationFailed`; cancellations do not count as failures.
+/// - Concurrent protected reads share one check instead of prompting several times.
+/// - `contains` and reads of a missing item do not ask: they release no secret, and prompting
+///   for nothing would train users to accept prompts.
+/// - Writes (`set`, `removeValue`) do not ask either: they release nothing, and signing out must
+///   be able to clear tokens without a prompt. Someone holding the unlocked device can therefore
+///   replace or delete items, but not read them.
+///
+/// Time is read from the injected `now` (a `ContinuousClock` by default), so tests control it.
+public final class UserPresenceProtectedStore: SecureStore {
+    /// Which items need the gate: ``all``, a set of ``keys(_:)``, or a predicate.
+    public struct ProtectedItems: Sendable {
+        private let predicate: @Sendable (String) -> Bool
+
+        /// Every item is protected.
+        public static let all = ProtectedItems { _ in true }
+
+        /// Only the items under these keys are protected.
+        public static func keys(_ keys: Set<String>) -> ProtectedItems {
+            ProtectedItems { keys.contains($0) }
+        }
+
+        /// The items whose key satisfies `predicate` are protected.
+        public static func matching(_ predicate: @escaping @Sendable (String) -> Bool) -> ProtectedItems {
+            ProtectedItems(predicate)
+        }
+
+        private init(_ predicate: @escaping @Sendable (String) -> Bool) {
+            self.predicate = predicate
+        }
+
+        /// Whether the item under `key` is protected.
+        public func contains(_ key: String) -> Bool { self.predicate(key) }
+    }
+
+    /// How the gate is used. The defaults fail closed: every item protected, no reuse.
+    public struct Configuration: Sendable {
+        /// The items that need the gate.
+        public var protectedItems: ProtectedItems
+        /// The reason passed to the gate (shown to the user).
+        public var reason: String
+        /// How long a successful check is reused; zero asks on every protected read.
+        public var reuseDuration: Duration
+        /// Consecutive failed checks that start a lockout (at least 1).
+        public var maximumFailures: Int
+        /// How long a lockout lasts.
+        public var lockoutDuration: Duration
+
+        /// Creates a configuration.
+        public init(
+            protectedItems: ProtectedItems = .all,
+            reason: String = "Confirm it is you to use your saved credentials",
+            reuseDuration: Duration = .zero,
+            maximumFailures: Int = 5,
+            lockoutDuration: Duration = .seconds(60)
+        ) {
+            self.protectedItems = protectedItems
+            self.reason = reason
+            self.reuseDuration = reuseDuration
+            self.maximumFailures = max(1, maximumFailures)
+            self.lockoutDuration = lockoutDuration
+        }
+    }
+
+    /// The wrapped store.
+    public let base: any SecureStore
+    /// The configuration in force.
+    public let configuration: Configuration
+    private let gate: any UserPresenceGate
+    private let state: UserPresenceState
+
+    /// Wraps `base` so its protected items are released only after `gate` succeeds.
+    ///
+    /// - Parameters:
+    ///   - base: the store that holds the items.
+    ///   - gate: the user-presence check.
+    ///   - configuration: which items, reuse window and lockout.
+    ///   - now: the clock for the reuse window and the lockout; inject one in tests.
+    public init(
+        wrapping base: any SecureStore,
+        gate: any UserPresenceGate,
+        configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        self.base = base
+        self.gate = gate
+        self.configuration = configuration
+        self.state = UserPresenceState(now: now)
+    }
+
+    /// The item under `key`; a protected item that exists is released only after the gate.
+    ///
+    /// - Throws: the wrapped store's errors, or the gate's: ``SecureStoreError/Code/authenticationFailed``,
+    ///   ``SecureStoreError/Code/authenticationCancelled``, ``SecureStoreError/Code/lockedOut``.
+    public func data(forKey key: String) async throws(SecureStoreError) -> Data? {
+        try validateItemKey(key)
+        guard self.configuration.protectedItems.contains(key) else {
+            return try await self.base.data(forKey: key)
+        }
+        guard try await self.base.contains(key) else { return nil }
+        try await self.state.authorize(gate: self.gate, configuration: self.configuration)
+        return try await self.base.data(forKey: key)
+    }
+
+    /// Stores `data` in the wrapped store, without asking the gate.
+    public func set(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        try await self.base.set(data, forKey: key)
+    }
+
+    /// Removes the item from the wrapped store, without asking the gate.
+    public func removeValue(forKey key: String) async throws(SecureStoreError) {
+        try await self.base.removeValue(forKey: key)
+    }
+
+    /// Whether the wrapped store has the item, without asking the gate.
+    public func contains(_ key: String) async throws(SecureStoreError) -> Bool {
+        try await self.base.contains(key)
+    }
+
+    /// Forgets the last successful check, so the next protected read asks again (call it when
+    /// the app goes to the background or the user signs out). A lockout stays in force.
+    public func invalidateAuthentication() async {
+        await self.state.invalidate()
+    }
+}
+
+/// The reuse window, failure count and lockout, and the check in flight.
+actor UserPresenceState {
+    private let now: @Sendable () -> ContinuousClock.Instant
+    private var lastSuccess: ContinuousClock.Instant?
+    private var consecutiveFailures = 0
+    private var lockedUntil: ContinuousClock.Instant?
+    private var inFlight: Task<Result<Void, SecureStoreError>, Never>?
+
+    init(now: @escaping @Sendable () -> ContinuousClock.Instant) {
+        self.now = now
+    }
+
+    func invalidate() {
+        self.lastSuccess = nil
+    }
+
+    /// Returns when the caller may release a protected item.
+    func authorize(
+        gate: any UserPresenceGate,
+        configuration: UserPresenceProtectedStore.Configuration
+    ) async throws(SecureStoreError) {
+        let current = self.now()
+        if let until = self.lockedUntil {
+            guard current >= until else {
+                throw SecureStoreError(.lockedOut, "too many failed user-presence checks; try again later")
+            }
+            self.lockedUntil = nil
+        }
+        if let last = self.lastSuccess, current >= last, current - last < configuration.reuseDuration {
+            return
+        }
+        if let inFlight = self.inFlight {
+            try await inFlight.value.get()
+            return
+        }
+        let reason = configuration.reason
+        let check = Task { () async -> Result<Void, SecureStoreError> in
+            do throws(SecureStoreError) {
+                try await gate.authenticate(reason: reason)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        self.inFlight = check
+        let result = await check.value
+        self.inFlight = nil
+        self.record(result, configuration: configuration)
+        try result.get()
+    }
+
+    private func record(_ result: Result<Void, SecureStoreError>, configuration: UserPresenceProtectedStore.Configuration) {
+        switch result {
+        case .success:
+            self.lastSuccess = self.now()
+            self.consecutiveFailures = 0
+        case .failure(let error) where error.code == .authenticationFailed:
+            self.lastSuccess = nil
+            self.consecutiveFailures += 1
+            if self.consecutiveFailures >= configuration.maximumFailures {
+                self.lockedUntil = self.now() + configuration.lockoutDuration
+                self.consecutiveFailures = 0
+            }
+        case .failure:
+            self.lastSuccess = nil
+        }
+    }
+}

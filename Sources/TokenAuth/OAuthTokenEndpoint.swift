@@ -1,0 +1,207 @@
+public import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+public import SecureHTTP
+
+/// An OAuth 2 token endpoint (RFC 6749) reached through an ``HTTPTransport``: the refresh-token,
+/// password and client-credentials grants, with RFC 6749 §5.2 errors parsed into
+/// ``TokenAuthError``.
+///
+/// Requests carry `Cache-Control: no-store`; nothing in them (passwords, secrets, tokens) is
+/// ever put in an error or a description.
+public struct OAuthTokenEndpoint: TokenRefresher {
+    /// How the client authenticates to the endpoint (RFC 6749 §2.3).
+    public struct ClientAuthentication: Sendable, CustomStringConvertible {
+        enum Method: Sendable {
+            case none
+            case basic(secret: String)
+            case body(secret: String)
+        }
+
+        let clientID: String
+        let method: Method
+
+        /// A public client (a mobile app): `client_id` in the body, no secret.
+        public static func publicClient(id: String) -> ClientAuthentication {
+            ClientAuthentication(clientID: id, method: .none)
+        }
+
+        /// HTTP Basic with the form-encoded id and secret (`client_secret_basic`).
+        public static func basic(id: String, secret: String) -> ClientAuthentication {
+            ClientAuthentication(clientID: id, method: .basic(secret: secret))
+        }
+
+        /// Id and secret in the request body (`client_secret_post`).
+        public static func post(id: String, secret: String) -> ClientAuthentication {
+            ClientAuthentication(clientID: id, method: .body(secret: secret))
+        }
+
+        /// The client id and method; the secret is redacted.
+        public var description: String {
+            switch self.method {
+            case .none: "ClientAuthentication(\(self.clientID), public)"
+            case .basic: "ClientAuthentication(\(self.clientID), basic, secret redacted)"
+            case .body: "ClientAuthentication(\(self.clientID), post, secret redacted)"
+            }
+        }
+    }
+
+    /// How the request body is encoded.
+    public struct BodyEncoding: Hashable, Sendable {
+        let isJSON: Bool
+        /// `application/x-www-form-urlencoded`, as RFC 6749 requires.
+        public static let form = BodyEncoding(isJSON: false)
+        /// `application/json`, which many app backends expect instead.
+        public static let json = BodyEncoding(isJSON: true)
+    }
+
+    /// The token endpoint's URL.
+    public let url: URL
+    /// The transport (policy, pins and limits apply to the token endpoint like any other host).
+    public let transport: any HTTPTransport
+    /// How the client authenticates.
+    public let client: ClientAuthentication
+    /// How the body is encoded. Default: form.
+    public let encoding: BodyEncoding
+
+    /// Creates an endpoint client.
+    public init(url: URL, transport: any HTTPTransport, client: ClientAuthentication, encoding: BodyEncoding = .form) {
+        self.url = url
+        self.transport = transport
+        self.client = client
+        self.encoding = encoding
+    }
+
+    /// The refresh-token grant (RFC 6749 §6).
+    public func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
+        try await self.request(grant: "refresh_token", [("refresh_token", refreshToken)])
+    }
+
+    /// The resource-owner password grant (RFC 6749 §4.3), for an app's own login screen.
+    public func signIn(username: String, password: String, scope: String? = nil) async throws(TokenAuthError) -> TokenResponse {
+        var parameters = [("username", username), ("password", password)]
+        if let scope { parameters.append(("scope", scope)) }
+        return try await self.request(grant: "password", parameters)
+    }
+
+    /// The client-credentials grant (RFC 6749 §4.4).
+    public func clientCredentials(scope: String? = nil) async throws(TokenAuthError) -> TokenResponse {
+        try await self.request(grant: "client_credentials", scope.map { [("scope", $0)] } ?? [])
+    }
+
+    private func request(grant: String, _ parameters: [(String, String)]) async throws(TokenAuthError) -> TokenResponse {
+        var fields: [(String, String)] = [("grant_type", grant)] + parameters
+        var request = HTTPRequest(method: .post, url: self.url)
+        request.headerFields[.accept] = "application/json"
+        request.headerFields[.cacheControl] = "no-store"
+        switch self.client.method {
+        case .none:
+            fields.append(("client_id", self.client.clientID))
+        case .body(let secret):
+            fields += [("client_id", self.client.clientID), ("client_secret", secret)]
+        case .basic(let secret):
+            let credentials = "\(FormEncoding.encode(self.client.clientID)):\(FormEncoding.encode(secret))"
+            request.headerFields[.authorization] = "Basic \(Data(credentials.utf8).base64EncodedString())"
+        }
+        let body: Data
+        if self.encoding.isJSON {
+            request.headerFields[.contentType] = "application/json"
+            let object = Dictionary(fields, uniquingKeysWith: { _, last in last })
+            body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        } else {
+            request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+            body = Data(FormEncoding.encode(fields).utf8)
+        }
+
+        let response: HTTPTransportResponse
+        do {
+            response = try await self.transport.send(request, body: body)
+        } catch {
+            throw TokenAuthError(.transportFailure, "the token endpoint could not be reached", transportError: error)
+        }
+        return try Self.parse(response)
+    }
+
+    /// Parses a token endpoint answer: a token response on 200, an RFC 6749 §5.2 error otherwise.
+    static func parse(_ response: HTTPTransportResponse) throws(TokenAuthError) -> TokenResponse {
+        let status = response.response.status.code
+        if status == 200 {
+            guard let token = try? JSONDecoder().decode(TokenResponse.self, from: response.body),
+                !token.accessToken.isEmpty
+            else {
+                throw TokenAuthError(.invalidResponse, "the token endpoint's 200 answer is not a token response")
+            }
+            guard token.tokenType.lowercased() == "bearer" || token.tokenType.lowercased() == "dpop" else {
+                throw TokenAuthError(.invalidResponse, "unsupported token type '\(token.tokenType.prefix(20))'")
+            }
+            return token
+        }
+        if status == 429 || status >= 500 {
+            throw TokenAuthError(.serverError, "the token endpoint answered \(status)")
+        }
+        let error = try? JSONDecoder().decode(OAuthErrorBody.self, from: response.body)
+        let code = error?.error
+        let detail = error?.errorDescription.map { ": \($0.prefix(200))" } ?? ""
+        switch (status, code) {
+        case (_, "invalid_grant"):
+            throw TokenAuthError(.invalidGrant, "the token endpoint refused the grant (invalid_grant)\(detail)", oauthError: code)
+        case (_, "invalid_client"):
+            throw TokenAuthError(.invalidClient, "the token endpoint refused the client (invalid_client)\(detail)", oauthError: code)
+        case (400, _), (401, _):
+            throw TokenAuthError(
+                .authorizationRejected,
+                "the token endpoint answered \(status) \(code ?? "without an OAuth error")\(detail)",
+                oauthError: code
+            )
+        default:
+            throw TokenAuthError(.invalidResponse, "the token endpoint answered \(status)", oauthError: code)
+        }
+    }
+}
+
+/// An RFC 6749 §5.2 error body.
+struct OAuthErrorBody: Decodable {
+    let error: String
+    let errorDescription: String?
+
+    enum CodingKeys: String, CodingKey {
+        case error
+        case errorDescription = "error_description"
+    }
+}
+
+/// `application/x-www-form-urlencoded` (RFC 6749 Appendix B: UTF-8, then percent-encoding of
+/// everything but unreserved characters, space as `+`).
+enum FormEncoding {
+    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+
+    static func encode(_ text: String) -> String {
+        var output = ""
+        for byte in text.utf8 {
+            if Self.unreserved.contains(byte) {
+                output.unicodeScalars.append(UnicodeScalar(byte))
+            } else if byte == 0x20 {
+                output += "+"
+            } else {
+                output += String(format: "%%%02X", byte)
+            }
+        }
+        return output
+    }
+
+    static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+    }
+
+    static func decode(_ body: String) -> [String: String] {
+        var result: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func unescape(_ part: Substring) -> String {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            result[unescape(parts[0])] = parts.count > 1 ? unescape(parts[1]) : ""
+        }
+        return result
+    }
+}

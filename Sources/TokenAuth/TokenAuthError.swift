@@ -1,0 +1,96 @@
+public import SecureHTTP
+public import SecureStorage
+
+/// An error from TokenAuth.
+///
+/// ``isTerminal`` tells the two families apart: a terminal error means the session is over (the
+/// tokens were cleared and a signed-out event was emitted); any other error left the tokens in
+/// place, and the call may be retried later. Messages never hold a token, a password or a
+/// client secret.
+public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A stable identifier of what went wrong.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Base: String, Hashable, Sendable {
+            case signedOut, invalidGrant, invalidClient, authorizationRejected
+            case transportFailure, serverError, invalidResponse, refreshLoop, storageFailure
+        }
+
+        fileprivate let base: Base
+
+        /// The text form of the code, stable across releases.
+        public var description: String { self.base.rawValue }
+
+        /// There is no session: never signed in, signed out, or ended by inactivity.
+        public static let signedOut = Code(base: .signedOut)
+        /// The token endpoint answered `invalid_grant`: the refresh token (or the password) is
+        /// no longer valid. Terminal.
+        public static let invalidGrant = Code(base: .invalidGrant)
+        /// The token endpoint answered `invalid_client`. Terminal.
+        public static let invalidClient = Code(base: .invalidClient)
+        /// Another 400 or 401 from the token endpoint (`unauthorized_client`, `invalid_scope`,
+        /// `invalid_request`, …). Terminal.
+        public static let authorizationRejected = Code(base: .authorizationRejected)
+        /// The token endpoint could not be reached or trusted (network, timeout, TLS, pins);
+        /// see ``TokenAuthError/transportError``. Tokens are kept.
+        public static let transportFailure = Code(base: .transportFailure)
+        /// The token endpoint answered 5xx or 429. Tokens are kept.
+        public static let serverError = Code(base: .serverError)
+        /// The token endpoint's answer was not a valid token response. Tokens are kept.
+        public static let invalidResponse = Code(base: .invalidResponse)
+        /// More refreshes in a short window than the configured limit: a refresh loop was
+        /// stopped. Tokens are kept.
+        public static let refreshLoop = Code(base: .refreshLoop)
+        /// The secure store failed; see ``TokenAuthError/storageError``.
+        public static let storageFailure = Code(base: .storageFailure)
+    }
+
+    /// What went wrong, as a stable code.
+    public let code: Code
+    /// A short explanation for people; it never holds a secret.
+    public let message: String
+    /// The OAuth 2 `error` value from the token endpoint (RFC 6749 §5.2), when there was one.
+    public let oauthError: String?
+    /// The transport's error, for ``Code/transportFailure``.
+    public let transportError: SecureHTTPError?
+    /// The store's error, for ``Code/storageFailure``.
+    public let storageError: SecureStoreError?
+
+    /// Creates an error. Never put a token, password or secret in `message`.
+    public init(
+        _ code: Code,
+        _ message: String,
+        oauthError: String? = nil,
+        transportError: SecureHTTPError? = nil,
+        storageError: SecureStoreError? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.oauthError = oauthError
+        self.transportError = transportError
+        self.storageError = storageError
+    }
+
+    /// Whether the session is over: the tokens are cleared and the user must sign in again.
+    public var isTerminal: Bool {
+        [.signedOut, .invalidGrant, .invalidClient, .authorizationRejected].contains(self.code)
+    }
+
+    /// `code: message`.
+    public var description: String {
+        if let transportError { return "\(self.code): \(self.message): \(transportError)" }
+        if let storageError { return "\(self.code): \(self.message): \(storageError)" }
+        return "\(self.code): \(self.message)"
+    }
+
+    public static func == (lhs: TokenAuthError, rhs: TokenAuthError) -> Bool {
+        lhs.code == rhs.code
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.code)
+    }
+
+    static func storage(_ error: SecureStoreError, _ what: String) -> TokenAuthError {
+        TokenAuthError(.storageFailure, what, storageError: error)
+    }
+}

@@ -1,0 +1,61 @@
+public import Foundation
+
+/// The tokens of a session: what the token endpoint issued, with the expiry as an absolute date.
+///
+/// Its description and debug description show the token type, expiry and scope, never a token.
+public struct TokenBundle: Codable, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The access token sent in `Authorization`.
+    public var accessToken: String
+    /// The refresh token, when the server issued one.
+    public var refreshToken: String?
+    /// When the access token expires.
+    public var expiresAt: Date
+    /// When the access token was issued (used to refresh short-lived tokens early enough).
+    public var issuedAt: Date?
+    /// The token type, normally `Bearer`.
+    public var tokenType: String
+    /// The granted scope, if the server said.
+    public var scope: String?
+
+    /// Creates a bundle.
+    public init(
+        accessToken: String,
+        refreshToken: String?,
+        expiresAt: Date,
+        issuedAt: Date? = nil,
+        tokenType: String = "Bearer",
+        scope: String? = nil
+    ) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
+        self.tokenType = tokenType
+        self.scope = scope
+    }
+
+    /// Builds the bundle for a token response received at `now`. A response without a refresh
+    /// token keeps `previousRefreshToken` (servers that do not rotate omit it).
+    public init(_ response: TokenResponse, receivedAt now: Date, previousRefreshToken: String? = nil) {
+        self.init(
+            accessToken: response.accessToken,
+            refreshToken: response.refreshToken ?? previousRefreshToken,
+            expiresAt: now.addingTimeInterval(response.expiresIn ?? TokenResponse.assumedLifetime),
+            issuedAt: now,
+            tokenType: response.tokenType,
+            scope: response.scope
+        )
+    }
+
+    /// The `Authorization` header value: `Bearer <token>`.
+    public var authorizationValue: String { "\(self.tokenType.lowercased() == "bearer" ? "Bearer" : self.tokenType) \(self.accessToken)" }
+
+    /// Type, expiry and scope; the tokens are redacted.
+    public var description: String {
+        let refresh = self.refreshToken == nil ? "none" : "<redacted>"
+        return "TokenBundle(\(self.tokenType), access: <redacted>, refresh: \(refresh), expires: \(self.expiresAt), scope: \(self.scope ?? "-"))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { self.description }
+}

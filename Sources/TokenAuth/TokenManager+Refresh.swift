@@ -1,0 +1,110 @@
+import Foundation
+import SecureStorage
+
+extension TokenManager {
+    /// Starts the one refresh (or joins it) and returns its bundle.
+    func refresh(from stale: TokenBundle) async throws(TokenAuthError) -> TokenBundle {
+        if let task = self.refreshTask {
+            return try await Self.value(of: task)
+        }
+        guard let refreshToken = stale.refreshToken else {
+            await self.endSession(.noRefreshToken)
+            throw TokenAuthError(.signedOut, "the access token expired and there is no refresh token")
+        }
+        let now = self.now()
+        let windowStart = now.addingTimeInterval(-Self.seconds(self.configuration.refreshWindow))
+        self.refreshTimes.removeAll { $0 < windowStart }
+        if self.refreshTimes.count >= self.configuration.maximumRefreshes {
+            throw TokenAuthError(
+                .refreshLoop,
+                "\(self.refreshTimes.count) refreshes within \(self.configuration.refreshWindow); not refreshing again"
+            )
+        }
+        self.refreshTimes.append(now)
+        let generation = self.generation
+        let task = Task { () async throws -> TokenBundle in
+            try await self.performRefresh(refreshToken: refreshToken, generation: generation)
+        }
+        self.refreshTask = task
+        return try await Self.value(of: task)
+    }
+
+    /// Runs on the actor: calls the endpoint, saves the new bundle, then publishes it.
+    private func performRefresh(refreshToken: String, generation: Int) async throws(TokenAuthError) -> TokenBundle {
+        defer { if self.generation == generation { self.refreshTask = nil } }
+        let response: TokenResponse
+        do {
+            response = try await self.refresher.refresh(using: refreshToken)
+        } catch {
+            if error.isTerminal, self.generation == generation {
+                await self.endSession(.refreshRejected)
+            }
+            throw error
+        }
+        guard self.generation == generation else {
+            throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
+        }
+        let bundle = TokenBundle(response, receivedAt: self.now(), previousRefreshToken: refreshToken)
+        // The rotated refresh token is saved before the new access token is handed out. If the
+        // save fails, the bundle stays in memory (the old refresh token may already be dead)
+        // and is saved before it is handed out.
+        self.bundle = bundle
+        self.unsaved = true
+        try await self.save(bundle)
+        self.eventSink.yield(.refreshed)
+        return bundle
+    }
+
+    func save(_ bundle: TokenBundle) async throws(TokenAuthError) {
+        do {
+            try await self.store.set(bundle, forKey: self.configuration.storageKey)
+            if self.bundle == bundle { self.unsaved = false }
+        } catch {
+            throw .storage(error, "the refreshed tokens could not be stored")
+        }
+    }
+
+    /// Loads the bundle from the store on first use.
+    func loadIfNeeded() async throws(TokenAuthError) -> TokenBundle? {
+        if self.loaded { return self.bundle }
+        do {
+            let stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
+            if !self.loaded {
+                self.bundle = stored
+                self.loaded = true
+                if stored != nil, self.lastActivity == nil { self.lastActivity = self.now() }
+            }
+            return self.bundle
+        } catch {
+            throw .storage(error, "the stored tokens could not be read")
+        }
+    }
+
+    /// Clears the tokens and emits signed-out once, if there was a session.
+    func endSession(_ reason: SignOutReason) async {
+        let hadSession = (try? await self.loadIfNeeded()) != nil
+        self.generation += 1
+        self.refreshTask = nil
+        self.bundle = nil
+        self.loaded = true
+        self.unsaved = false
+        self.refreshTimes = []
+        self.lastActivity = nil
+        // A store that fails to delete still ends the session in memory; the next launch finds
+        // the old bundle, whose refresh token the server has refused, and ends it again.
+        try? await self.store.removeValue(forKey: self.configuration.storageKey)
+        if hadSession {
+            self.eventSink.yield(.signedOut(reason))
+        }
+    }
+
+    static func value(of task: Task<TokenBundle, any Error>) async throws(TokenAuthError) -> TokenBundle {
+        do {
+            return try await task.value
+        } catch let error as TokenAuthError {
+            throw error
+        } catch {
+            throw TokenAuthError(.signedOut, "the refresh was cancelled because the session ended")
+        }
+    }
+}

@@ -1,0 +1,206 @@
+public import Foundation
+public import SecureStorage
+
+/// Holds a session's tokens and hands out valid access tokens.
+///
+/// - At most one refresh is in flight: every caller that needs a new token awaits the same task.
+/// - Tokens are refreshed ahead of expiry (``Configuration/refreshLeeway``, or a fraction of the
+///   lifetime for short-lived tokens), on the injected clock.
+/// - A 401 triggers a refresh only if the request carried the current token
+///   (``handleUnauthorized(sentToken:)``); otherwise the caller retries with the newer one.
+/// - A rotated refresh token is persisted before the new access token is handed out. The bundle
+///   is one store item, written atomically, so a crash leaves either the old or the new bundle.
+/// - Terminal refresh failures clear the tokens and emit a signed-out event once; transient ones
+///   keep the tokens and throw. A refresh-loop guard limits refreshes per window.
+/// - An optional inactivity timeout ends the session after an idle period.
+public actor TokenManager {
+    /// How the manager refreshes and how long a session may idle.
+    public struct Configuration: Sendable {
+        /// The store item that holds the bundle. Default `SecureNetworking.tokens`.
+        public var storageKey: String
+        /// Refresh this long before expiry. Default 5 minutes.
+        public var refreshLeeway: Duration
+        /// For short-lived tokens: refresh when this fraction of the lifetime remains, if that is
+        /// sooner than ``refreshLeeway`` allows. Default 0.25.
+        public var shortLivedFraction: Double
+        /// At most this many refreshes within ``refreshWindow``. Default 5 per 60 s.
+        public var maximumRefreshes: Int
+        /// The window of the refresh-loop guard.
+        public var refreshWindow: Duration
+        /// Sign out after this long without a call to ``validAccessToken()`` or
+        /// ``recordActivity()``; nil (the default) never does.
+        public var inactivityTimeout: Duration?
+
+        /// Creates a configuration.
+        public init(
+            storageKey: String = "SecureNetworking.tokens",
+            refreshLeeway: Duration = .seconds(300),
+            shortLivedFraction: Double = 0.25,
+            maximumRefreshes: Int = 5,
+            refreshWindow: Duration = .seconds(60),
+            inactivityTimeout: Duration? = nil
+        ) {
+            self.storageKey = storageKey
+            self.refreshLeeway = refreshLeeway
+            self.shortLivedFraction = min(max(shortLivedFraction, 0), 1)
+            self.maximumRefreshes = max(1, maximumRefreshes)
+            self.refreshWindow = refreshWindow
+            self.inactivityTimeout = inactivityTimeout
+        }
+    }
+
+    /// Session events: signed in, refreshed, signed out (with the reason). One consumer.
+    public nonisolated let events: AsyncStream<TokenEvent>
+
+    let store: any SecureStore
+    let refresher: any TokenRefresher
+    let configuration: Configuration
+    let now: @Sendable () -> Date
+    let eventSink: AsyncStream<TokenEvent>.Continuation
+
+    var bundle: TokenBundle?
+    var loaded = false
+    /// A refreshed bundle the store could not save yet; it is saved before it is handed out.
+    var unsaved = false
+    var refreshTask: Task<TokenBundle, any Error>?
+    var refreshTimes: [Date] = []
+    var lastActivity: Date?
+    /// Bumped when a session ends, so a refresh that finishes afterwards cannot revive it.
+    var generation = 0
+
+    /// Creates a manager.
+    ///
+    /// - Parameters:
+    ///   - store: where the bundle is kept (Keychain, an encrypted file store, memory).
+    ///   - refresher: the token endpoint, normally an ``OAuthTokenEndpoint``.
+    ///   - configuration: refresh timing, loop guard and inactivity timeout.
+    ///   - now: the clock.
+    public init(
+        store: any SecureStore,
+        refresher: any TokenRefresher,
+        configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.refresher = refresher
+        self.configuration = configuration
+        self.now = now
+        (self.events, self.eventSink) = AsyncStream.makeStream(of: TokenEvent.self)
+    }
+
+    /// Stores a new session's tokens (after a login) and emits ``TokenEvent/signedIn``.
+    ///
+    /// - Throws: ``TokenAuthError/Code/storageFailure`` when the store refuses them.
+    public func signIn(_ bundle: TokenBundle) async throws(TokenAuthError) {
+        do {
+            try await self.store.set(bundle, forKey: self.configuration.storageKey)
+        } catch {
+            throw .storage(error, "the tokens could not be stored")
+        }
+        self.generation += 1
+        self.refreshTask?.cancel()
+        self.refreshTask = nil
+        self.bundle = bundle
+        self.loaded = true
+        self.unsaved = false
+        self.refreshTimes = []
+        self.lastActivity = self.now()
+        self.eventSink.yield(.signedIn)
+    }
+
+    /// Ends the session: clears the tokens and emits ``TokenEvent/signedOut(_:)`` with
+    /// ``SignOutReason/requested`` (once; signing out twice emits nothing the second time).
+    public func signOut() async {
+        await self.endSession(.requested)
+    }
+
+    /// Whether there is a session.
+    public var isSignedIn: Bool {
+        get async {
+            (try? await self.loadIfNeeded()) != nil
+        }
+    }
+
+    /// The current bundle (for its token type and scope), without refreshing.
+    public func currentBundle() async throws(TokenAuthError) -> TokenBundle? {
+        try await self.loadIfNeeded()
+    }
+
+    /// Notes user activity for the inactivity timeout (``validAccessToken()`` does this too).
+    public func recordActivity() {
+        self.lastActivity = self.now()
+    }
+
+    /// Ends the session if it has been idle longer than the inactivity timeout.
+    ///
+    /// - Returns: whether the session was ended now.
+    @discardableResult
+    public func checkInactivity() async -> Bool {
+        guard let timeout = self.configuration.inactivityTimeout, let last = self.lastActivity, self.bundle != nil else {
+            return false
+        }
+        let idle = self.now().timeIntervalSince(last)
+        guard idle >= Self.seconds(timeout) else { return false }
+        await self.endSession(.inactivity)
+        return true
+    }
+
+    /// A valid access token: the current one, or a refreshed one when it expires soon.
+    ///
+    /// - Throws: ``TokenAuthError``; ``TokenAuthError/isTerminal`` errors mean the session ended.
+    public func validAccessToken() async throws(TokenAuthError) -> String {
+        try await self.validBundle().accessToken
+    }
+
+    /// The valid bundle behind ``validAccessToken()`` (for `Authorization: <type> <token>`).
+    public func validBundle() async throws(TokenAuthError) -> TokenBundle {
+        if await self.checkInactivity() {
+            throw TokenAuthError(.signedOut, "the session ended after a period of inactivity")
+        }
+        self.lastActivity = self.now()
+        guard let bundle = try await self.loadIfNeeded() else {
+            throw TokenAuthError(.signedOut, "there is no session")
+        }
+        if self.unsaved {
+            try await self.save(bundle)
+        }
+        if let task = self.refreshTask {
+            return try await Self.value(of: task)
+        }
+        guard self.needsRefresh(bundle) else { return bundle }
+        return try await self.refresh(from: bundle)
+    }
+
+    /// Decides what to do after a request got 401: refresh only if it carried the current token.
+    ///
+    /// - Parameter sentToken: the access token the refused request carried.
+    /// - Returns: the token to retry with (a newer one, or a refreshed one). Retry once; a
+    ///   second 401 is the server's final answer.
+    public func handleUnauthorized(sentToken: String) async throws(TokenAuthError) -> String {
+        guard let bundle = try await self.loadIfNeeded() else {
+            throw TokenAuthError(.signedOut, "there is no session")
+        }
+        if let task = self.refreshTask {
+            return try await Self.value(of: task).accessToken
+        }
+        if bundle.accessToken != sentToken {
+            return bundle.accessToken
+        }
+        return try await self.refresh(from: bundle).accessToken
+    }
+
+    /// Whether `bundle` should be refreshed now.
+    func needsRefresh(_ bundle: TokenBundle) -> Bool {
+        var leeway = Self.seconds(self.configuration.refreshLeeway)
+        if let issued = bundle.issuedAt {
+            let lifetime = bundle.expiresAt.timeIntervalSince(issued)
+            if lifetime > 0 { leeway = min(leeway, lifetime * self.configuration.shortLivedFraction) }
+        }
+        return self.now() >= bundle.expiresAt.addingTimeInterval(-leeway)
+    }
+
+    static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,56 @@
+public import Foundation
+
+/// Exchanges a refresh token for new tokens. ``OAuthTokenEndpoint`` is the real one; tests may
+/// script their own.
+public protocol TokenRefresher: Sendable {
+    /// Calls the token endpoint with the refresh-token grant.
+    ///
+    /// - Throws: ``TokenAuthError``; terminal codes (``TokenAuthError/Code/invalidGrant``, …)
+    ///   end the session, the others keep it.
+    func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse
+}
+
+/// A successful token response (RFC 6749 §5.1). Its description redacts the tokens.
+public struct TokenResponse: Codable, Hashable, Sendable, CustomStringConvertible {
+    /// A lifetime assumed when the server omits `expires_in`: short, so the token is refreshed soon.
+    public static let assumedLifetime: TimeInterval = 300
+
+    /// `access_token`.
+    public var accessToken: String
+    /// `token_type`, normally `Bearer`.
+    public var tokenType: String
+    /// `expires_in`, in seconds.
+    public var expiresIn: TimeInterval?
+    /// `refresh_token`: a new (rotated) refresh token, when issued.
+    public var refreshToken: String?
+    /// `scope`.
+    public var scope: String?
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case refreshToken = "refresh_token"
+        case scope
+    }
+
+    /// Creates a response.
+    public init(
+        accessToken: String,
+        tokenType: String = "Bearer",
+        expiresIn: TimeInterval?,
+        refreshToken: String? = nil,
+        scope: String? = nil
+    ) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.expiresIn = expiresIn
+        self.refreshToken = refreshToken
+        self.scope = scope
+    }
+
+    /// Type, lifetime and scope; the tokens are redacted.
+    public var description: String {
+        "TokenResponse(\(self.tokenType), expires_in: \(self.expiresIn.map { "\($0)" } ?? "-"), refresh: \(self.refreshToken == nil ? "none" : "<redacted>"))"
+    }
+}

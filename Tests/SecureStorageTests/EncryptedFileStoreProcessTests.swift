@@ -1,0 +1,88 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import SecureStorage
+import Testing
+
+// Child processes exist only on macOS and Linux.
+#if os(macOS) || os(Linux)
+/// Other processes writing the store: killed mid-write, and racing each other. Uses the
+/// `SecureStorageStress` helper built next to the tests.
+@Suite("EncryptedFileStore: crashes and other processes", .serialized)
+struct EncryptedFileStoreProcessTests {
+    @Test func aWriterKilledAtRandomMomentsNeverLeavesATornOrLostItem() async throws {
+        let directory = try TemporaryDirectory()
+        let count = 6
+        let store = directory.store()
+        for index in 0..<count {
+            try await store.set(StressValue.make(generation: 0, index: index), forKey: "item-\(index)")
+        }
+        var lastSeen = [UInt64](repeating: 0, count: count)
+        var killsMidWrite = 0
+        var generator = SystemRandomNumberGenerator()
+        let rounds = 24
+        for round in 1...rounds {
+            let before = fingerprint(directory.storeFile)
+            let first = UInt64(round) * 1_000_000
+            let (process, _) = try launchStress([
+                "write-loop", directory.store.path, directory.keyFile().path, "\(count)", "\(first)",
+            ])
+            // Wait until the writer has written the file once, then kill it a little later.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while fingerprint(directory.storeFile) == before, process.isRunning, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            try #require(process.isRunning, "the writer exited early (status \(process.terminationStatus))")
+            try await Task.sleep(for: .microseconds(Int.random(in: 0...25_000, using: &generator)))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            #expect(process.terminationStatus == SIGKILL)
+
+            if directory.storeDirectoryContents.contains(where: { $0.hasSuffix(".tmp") }) { killsMidWrite += 1 }
+            // What a restarted process sees: every item complete, never older than before.
+            let reader = directory.store()
+            for index in 0..<count {
+                let data = try #require(try await reader.data(forKey: "item-\(index)"), "round \(round): item-\(index) lost")
+                let value = try #require(StressValue.decode(data), "round \(round): item-\(index) is torn")
+                #expect(value.index == index)
+                #expect(value.generation >= lastSeen[index], "round \(round): item-\(index) went back")
+                #expect(value.generation == 0 || value.generation >= 1_000_000)
+                lastSeen[index] = value.generation
+            }
+        }
+        // Progress was made in the later rounds (the kills did not all land before a write).
+        #expect(lastSeen.allSatisfy { $0 >= 1_000_000 })
+        // How many kills caught a write between creating its temporary file and renaming it.
+        print("SecureStorage crash test: \(rounds) kills, \(killsMidWrite) left a temporary file behind")
+        #expect(directory.storeDirectoryContents.filter { !$0.hasSuffix(".tmp") } == ["store.lock", "store.sealed"])
+    }
+
+    @Test func twoProcessesWritingAtOnceLoseNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let perWriter = 40
+        let writers = try ["left", "right"].map { prefix in
+            try launchStress(["writer", directory.store.path, directory.keyFile().path, prefix, "\(perWriter)"])
+        }
+        for (process, errors) in writers {
+            process.waitUntilExit()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0, "writer failed: \(message)")
+        }
+        let store = directory.store()
+        let keys = try await store.itemKeys()
+        #expect(keys.count == 2 * perWriter)
+        for prefix in ["left", "right"] {
+            for index in 0..<perWriter {
+                #expect(try await store.data(forKey: "\(prefix)-\(index)") == StressValue.make(generation: 1, index: index))
+            }
+        }
+        #expect(try posixPermissions(directory.keyFile()) == 0o600)
+    }
+}
+#endif

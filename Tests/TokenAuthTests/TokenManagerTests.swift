@@ -1,0 +1,268 @@
+import Foundation
+import SecureStorage
+import Testing
+import TokenAuth
+
+/// The TokenManager core, with a scripted refresher and an in-memory store.
+@Suite("TokenManager")
+struct TokenManagerTests {
+    let clock = TestClock()
+    let store = InMemoryStore()
+
+    func manager(
+        _ refresher: ScriptedRefresher,
+        _ configure: (inout TokenManager.Configuration) -> Void = { _ in }
+    ) -> TokenManager {
+        var configuration = TokenManager.Configuration()
+        configure(&configuration)
+        return TokenManager(store: self.store, refresher: refresher, configuration: configuration, now: self.clock.function)
+    }
+
+    @Test func aFreshTokenIsReturnedWithoutRefreshing() async throws {
+        let refresher = ScriptedRefresher([])
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(clock: self.clock))
+        #expect(try await manager.validAccessToken() == "access-1")
+        #expect(refresher.calls.isEmpty)
+    }
+
+    @Test func refreshHappensAheadOfExpiryOnTheTestClock() async throws {
+        let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))])
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(expiresIn: 3600, clock: self.clock))
+        self.clock.advance(3600 - 301)  // more than 5 minutes left
+        #expect(try await manager.validAccessToken() == "access-1")
+        self.clock.advance(2)  // 4:59 left: inside the 5-minute leeway, still before expiry
+        #expect(try await manager.validAccessToken() == "access-2")
+        #expect(refresher.calls == ["refresh-1"])
+        // Not rotated: the old refresh token is kept.
+        #expect(try await manager.currentBundle()?.refreshToken == "refresh-1")
+    }
+
+    @Test func shortLivedTokensRefreshAtAFractionOfTheirLifetime() async throws {
+        let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 60))])
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(expiresIn: 60, clock: self.clock))
+        self.clock.advance(44)  // 16 s left of 60: more than a quarter
+        #expect(try await manager.validAccessToken() == "access-1")
+        self.clock.advance(2)  // 14 s left: under a quarter of the lifetime
+        #expect(try await manager.validAccessToken() == "access-2")
+    }
+
+    @Test func aRotatedRefreshTokenIsPersistedBeforeTheAccessTokenIsHandedOut() async throws {
+        let refresher = ScriptedRefresher([
+            .succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600, refreshToken: "refresh-2"))
+        ])
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
+        #expect(try await manager.validAccessToken() == "access-2")
+        // A new process reading the same store finds the rotated token.
+        let stored = try await self.store.value(TokenBundle.self, forKey: "SecureNetworking.tokens")
+        #expect(stored?.refreshToken == "refresh-2")
+        #expect(stored?.accessToken == "access-2")
+    }
+
+    @Test func aFailedSaveHandsNothingOutAndIsRetriedFirst() async throws {
+        let failing = FlakyStore(failingWrites: 1)
+        let refresher = ScriptedRefresher([
+            .succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600, refreshToken: "refresh-2"))
+        ])
+        let manager = TokenManager(store: failing, refresher: refresher, now: self.clock.function)
+        try await failing.inner.set(bundle(expiresIn: 0, clock: self.clock), forKey: "SecureNetworking.tokens")
+        await #expect(throws: TokenAuthError(.storageFailure, "")) { try await manager.validAccessToken() }
+        // The store still holds a complete (old) bundle: a crash here leaves a usable state.
+        #expect(try await failing.inner.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.refreshToken == "refresh-1")
+        // The next call saves the rotated bundle first, then hands it out; no second refresh.
+        #expect(try await manager.validAccessToken() == "access-2")
+        #expect(try await failing.inner.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.refreshToken == "refresh-2")
+        #expect(refresher.calls.count == 1)
+    }
+
+    @Test func concurrentCallersShareOneRefresh() async throws {
+        let refresher = ScriptedRefresher(
+            [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))],
+            delay: .milliseconds(50)
+        )
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<200 { group.addTask { try await manager.validAccessToken() } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(tokens.count == 200 && Set(tokens) == ["access-2"])
+        #expect(refresher.calls.count == 1)
+    }
+
+    @Test func unauthorizedWithAStaleTokenDoesNotRefreshAgain() async throws {
+        let refresher = ScriptedRefresher([
+            .succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600)),
+            .succeed(TokenResponse(accessToken: "access-3", expiresIn: 3600)),
+        ])
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(clock: self.clock))
+        // The current token got 401: refresh.
+        #expect(try await manager.handleUnauthorized(sentToken: "access-1") == "access-2")
+        // A request that was sent with the old token gets 401 late: retry with the new one.
+        #expect(try await manager.handleUnauthorized(sentToken: "access-1") == "access-2")
+        #expect(refresher.calls.count == 1)
+    }
+
+    @Test func theRefreshLoopGuardTrips() async throws {
+        let responses = (2...10).map { ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 3600)) }
+        let refresher = ScriptedRefresher(responses)
+        let manager = self.manager(refresher) {
+            $0.maximumRefreshes = 3
+            $0.refreshWindow = .seconds(60)
+        }
+        try await manager.signIn(bundle(clock: self.clock))
+        var token = "access-1"
+        for _ in 0..<3 { token = try await manager.handleUnauthorized(sentToken: token) }
+        #expect(token == "access-4")
+        await #expect(throws: TokenAuthError(.refreshLoop, "")) { try await manager.handleUnauthorized(sentToken: "access-4") }
+        #expect(refresher.calls.count == 3)
+        #expect(await manager.isSignedIn)  // a loop keeps the tokens
+        self.clock.advance(61)
+        #expect(try await manager.handleUnauthorized(sentToken: "access-4") == "access-5")
+    }
+
+    @Test func aTerminalFailureSignsOutOnceAndClearsTheStore() async throws {
+        let refresher = ScriptedRefresher(
+            [.fail(TokenAuthError(.invalidGrant, "refused", oauthError: "invalid_grant"))],
+            delay: .milliseconds(30)
+        )
+        let manager = self.manager(refresher)
+        let log = EventLog(manager)
+        try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
+        let results = await withTaskGroup(of: TokenAuthError.Code?.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    do {
+                        _ = try await manager.validAccessToken()
+                        return nil
+                    } catch { return (error as? TokenAuthError)?.code }
+                }
+            }
+            return await group.reduce(into: [TokenAuthError.Code?]()) { $0.append($1) }
+        }
+        #expect(results.count == 50 && results.allSatisfy { $0 == TokenAuthError.Code.invalidGrant })
+        #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
+        await log.settle()
+        #expect(log.all == [.signedIn, .signedOut(.refreshRejected)])
+        await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
+        #expect(refresher.calls.count == 1)
+    }
+
+    @Test func aTransientFailureKeepsTheTokens() async throws {
+        let refresher = ScriptedRefresher([
+            .fail(TokenAuthError(.serverError, "503")),
+            .succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600)),
+        ])
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
+        await #expect(throws: TokenAuthError(.serverError, "")) { try await manager.validAccessToken() }
+        #expect(try await self.store.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.accessToken == "access-1")
+        #expect(try await manager.validAccessToken() == "access-2")
+    }
+
+    @Test func noRefreshTokenEndsTheSessionAtExpiry() async throws {
+        let manager = self.manager(ScriptedRefresher([]))
+        let log = EventLog(manager)
+        try await manager.signIn(bundle(refresh: nil, expiresIn: 10, clock: self.clock))
+        self.clock.advance(11)
+        await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
+        await log.settle()
+        #expect(log.all == [.signedIn, .signedOut(.noRefreshToken)])
+    }
+
+    @Test func inactivitySignsOutOnTheTestClock() async throws {
+        let manager = self.manager(ScriptedRefresher([])) { $0.inactivityTimeout = .seconds(900) }
+        let log = EventLog(manager)
+        try await manager.signIn(bundle(expiresIn: 7200, clock: self.clock))
+        self.clock.advance(899)
+        #expect(try await manager.validAccessToken() == "access-1")  // activity resets the timer
+        self.clock.advance(899)
+        #expect(await manager.checkInactivity() == false)
+        self.clock.advance(2)
+        await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
+        #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
+        await log.settle()
+        #expect(log.all == [.signedIn, .signedOut(.inactivity)])
+    }
+
+    @Test func signingOutDuringARefreshDoesNotReviveTheSession() async throws {
+        let refresher = ScriptedRefresher(
+            [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))],
+            delay: .milliseconds(100)
+        )
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
+        let pending = Task { try await manager.validAccessToken() }
+        try await Task.sleep(for: .milliseconds(20))
+        await manager.signOut()
+        let result = await pending.result
+        #expect((try? result.get()) == nil)
+        #expect(await manager.isSignedIn == false)
+        #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
+    }
+
+    @Test func descriptionsNeverShowTokens() {
+        let value = bundle(access: "SECRET-A", refresh: "SECRET-R", clock: self.clock)
+        #expect(!value.description.contains("SECRET"))
+        #expect(!String(reflecting: value).contains("SECRET"))
+        let response = TokenResponse(accessToken: "SECRET-A", expiresIn: 1, refreshToken: "SECRET-R")
+        #expect(!response.description.contains("SECRET"))
+    }
+}
+
+/// A store whose first writes fail, over an in-memory store.
+final class FlakyStore: SecureStore {
+    let inner = InMemoryStore()
+    private let failures: NIOLockedValueBoxInt
+
+    init(failingWrites: Int) {
+        self.failures = NIOLockedValueBoxInt(failingWrites)
+    }
+
+    func data(forKey key: String) async throws(SecureStoreError) -> Data? { try await self.inner.data(forKey: key) }
+
+    func set(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        if self.failures.takeOne() { throw SecureStoreError(.ioFailure, "disk full") }
+        try await self.inner.set(data, forKey: key)
+    }
+
+    func removeValue(forKey key: String) async throws(SecureStoreError) { try await self.inner.removeValue(forKey: key) }
+
+    func contains(_ key: String) async throws(SecureStoreError) -> Bool { try await self.inner.contains(key) }
+}
+
+@Suite("TokenManager over an encrypted file store")
+struct TokenManagerFileStoreTests {
+    @Test func aRotatedBundleSurvivesARestart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keySource = EncryptedFileStore.KeySource.keyFile(at: directory.appendingPathComponent("key"))
+        let clock = TestClock()
+        let refresher = ScriptedRefresher([
+            .succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600, refreshToken: "refresh-2"))
+        ])
+        let first = TokenManager(
+            store: EncryptedFileStore(directory: directory.appendingPathComponent("store"), keySource: keySource),
+            refresher: refresher,
+            now: clock.function
+        )
+        try await first.signIn(bundle(expiresIn: 0, clock: clock))
+        #expect(try await first.validAccessToken() == "access-2")
+
+        // A new process: new store instance, new manager, same files.
+        let second = TokenManager(
+            store: EncryptedFileStore(directory: directory.appendingPathComponent("store"), keySource: keySource),
+            refresher: ScriptedRefresher([]),
+            now: clock.function
+        )
+        let restored = try await second.currentBundle()
+        #expect(restored?.refreshToken == "refresh-2")
+        #expect(try await second.validAccessToken() == "access-2")
+        let raw = try Data(contentsOf: directory.appendingPathComponent("store/store.sealed"))
+        #expect(raw.range(of: Data("refresh-2".utf8)) == nil)
+    }
+}
