@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "SecureHTTP", targets: ["SecureHTTP"]),
         .library(name: "SecureStorage", targets: ["SecureStorage"]),
         .library(name: "TokenAuth", targets: ["TokenAuth"]),
+        .library(name: "SecureCrypto", targets: ["SecureCrypto"]),
+        .library(name: "SecureNetworking", targets: ["SecureNetworking"]),
         .library(name: "SecureNetworkingTesting", targets: ["SecureNetworkingTesting"]),
         .executable(name: "securenet", targets: ["securenet"]),
     ],
@@ -82,6 +84,25 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SecureCrypto",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SecureNetworking",
+            dependencies: [
+                "ServerTrust",
+                "SecureCrypto",
+                "SecureStorage",
+                "SecureHTTP",
+                "TokenAuth",
             ],
             swiftSettings: strictSettings
         ),
@@ -146,6 +167,20 @@ let package = Package(
                 "SecureNetworkingTesting",
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SecureCryptoTests",
+            dependencies: [
+                "SecureCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SecureNetworkingTests",
+            dependencies: ["SecureNetworking"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,0 +1,2 @@
+/// The cryptography helpers: password hashing, authenticated sealing, end-to-end encryption.
+public enum SecureCryptoModule {}
