@@ -1,2 +1,0 @@
-/// The cryptography helpers: password hashing, authenticated sealing, end-to-end encryption.
-public enum SecureCryptoModule {}
