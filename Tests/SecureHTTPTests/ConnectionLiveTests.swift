@@ -30,7 +30,7 @@ struct ConnectionLiveTests {
 
     @Test func concurrentRequestsRespectThePerHostCap() async throws {
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
-            .delayed(milliseconds: 30, .text("ok"))
+            .delayed(milliseconds: 150, .text("ok"))
         }
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
             try await withTransport(Live.configuration { $0.maximumConnectionsPerHost = 2 }) { transport in

@@ -82,9 +82,13 @@ final class EventLog: Sendable {
 
     var all: [TokenEvent] { self.events.withLockedValue { $0 } }
 
-    func settle() async {
-        for _ in 0..<50 { await Task.yield() }
-        try? await Task.sleep(for: .milliseconds(20))
+    /// Waits until at least `count` events arrived (up to 5 s), then a little longer so a
+    /// duplicate event would show up too.
+    func settle(expecting count: Int) async {
+        for _ in 0..<1000 where self.all.count < count {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        try? await Task.sleep(for: .milliseconds(50))
     }
 }
 

@@ -146,7 +146,7 @@ struct TokenManagerTests {
         }
         #expect(results.count == 50 && results.allSatisfy { $0 == TokenAuthError.Code.invalidGrant })
         #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
-        await log.settle()
+        await log.settle(expecting: 2)
         #expect(log.all == [.signedIn, .signedOut(.refreshRejected)])
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
         #expect(refresher.calls.count == 1)
@@ -170,7 +170,7 @@ struct TokenManagerTests {
         try await manager.signIn(bundle(refresh: nil, expiresIn: 10, clock: self.clock))
         self.clock.advance(11)
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
-        await log.settle()
+        await log.settle(expecting: 2)
         #expect(log.all == [.signedIn, .signedOut(.noRefreshToken)])
     }
 
@@ -185,7 +185,7 @@ struct TokenManagerTests {
         self.clock.advance(2)
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
         #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
-        await log.settle()
+        await log.settle(expecting: 2)
         #expect(log.all == [.signedIn, .signedOut(.inactivity)])
     }
 

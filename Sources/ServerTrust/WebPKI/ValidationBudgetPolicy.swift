@@ -4,8 +4,9 @@ public import X509
 /// Bounds the work of validating one chain, so a hostile chain cannot stall a handshake.
 ///
 /// Two limits, both failing closed with ``ServerTrustError/Code/validationBudgetExceeded``:
-/// - a wall-clock budget measured from the start of the evaluation, checked before each
-///   candidate path is evaluated;
+/// - a wall-clock budget measured from the first candidate path and checked before each one
+///   (loading the system roots, once per process and not under the server's control, is not
+///   counted; finding candidates is bounded by the chain-length and issuer limits);
 /// - the name-constraint work of a candidate path — for each CA with name constraints
 ///   (RFC 5280 §4.2.1.10), its number of subtrees times the names (subject and SANs) of the
 ///   certificates below it — is counted before the constraints are checked, and refused above a
@@ -17,21 +18,26 @@ public struct ValidationBudgetPolicy: ChainRule, Sendable {
     /// BoringSSL's bound on name-constraint comparisons.
     public static let defaultMaximumNameConstraintChecks = 1 << 20
 
-    let deadline: ContinuousClock.Instant
+    let timeBudget: Duration
+    /// Set when the first candidate path is checked.
+    private var deadline: ContinuousClock.Instant?
     let maximumNameConstraintChecks: Int
     /// Candidate paths evaluated so far.
     public private(set) var pathsEvaluated = 0
 
-    /// Creates a budget that starts now.
+    /// Creates a budget; its clock starts at the first candidate path.
     public init(timeBudget: Duration, maximumNameConstraintChecks: Int = Self.defaultMaximumNameConstraintChecks) {
-        self.deadline = ContinuousClock.now.advanced(by: timeBudget)
+        self.timeBudget = timeBudget
         self.maximumNameConstraintChecks = maximumNameConstraintChecks
     }
 
     /// The failure of this rule for the chain (leaf first), or nil when it holds.
     public mutating func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
         self.pathsEvaluated += 1
-        if ContinuousClock.now > self.deadline {
+        let now = ContinuousClock.now
+        let deadline = self.deadline ?? now.advanced(by: self.timeBudget)
+        self.deadline = deadline
+        if self.timeBudget <= .zero || now > deadline {
             return ServerTrustError(
                 .validationBudgetExceeded,
                 "chain validation ran out of time after \(self.pathsEvaluated) candidate paths"
