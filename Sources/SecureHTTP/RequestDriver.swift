@@ -80,7 +80,7 @@ struct RequestDriver: Sendable {
         while true {
             let prepared = try self.prepare(hop)
             self.logger.debug(
-                "→ \(prepared.request.method.rawValue) \(Origin(url: prepared.url))\(prepared.request.path ?? "") [\(SensitiveFields.redacted(prepared.request.headerFields))]"
+                "→ \(prepared.request.method.rawValue) \(Origin.logDescription(prepared.url))\(prepared.request.path ?? "") [\(SensitiveFields.redacted(prepared.request.headerFields))]"
             )
             let (response, responseBody) = try await exchange(prepared)
             self.logger.debug(
@@ -94,7 +94,7 @@ struct RequestDriver: Sendable {
                     redirectCount: rules.followed
                 )
             }
-            self.logger.debug("following \(response.status.code) redirect to \(Origin(url: next.url))")
+            self.logger.debug("following \(response.status.code) redirect to \(Origin.logDescription(next.url))")
             hop = next
         }
     }
@@ -116,13 +116,7 @@ struct RequestDriver: Sendable {
 
 extension Origin {
     /// A printable origin for logs, or `<no origin>`.
-    init(url: URL) {
-        self = Origin(url) ?? Origin(unchecked: "?", host: "<no origin>", port: 0)
-    }
-
-    private init(unchecked scheme: String, host: String, port: Int) {
-        self.scheme = scheme
-        self.host = host
-        self.port = port
+    static func logDescription(_ url: URL) -> String {
+        Origin(url)?.description ?? "<no origin>"
     }
 }

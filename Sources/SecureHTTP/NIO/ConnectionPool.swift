@@ -112,10 +112,6 @@ actor ConnectionPool {
         }
     }
 
-    func counts(_ key: Key) -> (idle: Int, leased: Int, connecting: Int, waiting: Int) {
-        self.machine.counts(key)
-    }
-
     private func release(id: HTTP1Connection.ID, key: Key, reusable: Bool) {
         switch self.machine.release(key, id, reusable: reusable) {
         case .park(let id):
@@ -126,9 +122,9 @@ actor ConnectionPool {
             }
         case .close(let id, let wake):
             self.connections.removeValue(forKey: id)?.close()
-            self.perform(wake)
+            self.perform(wake, key: key)
         case .handOver(let id, let waiter):
-            self.hand(id, to: waiter, key: key)
+            self.perform(.handOver(id, to: waiter), key: key)
         }
     }
 
@@ -138,30 +134,30 @@ actor ConnectionPool {
             self.idleTimers.removeValue(forKey: id)?.cancel()
             self.connections.removeValue(forKey: id)?.close()
         }
-        self.perform(wake)
+        self.perform(wake, key: key)
     }
 
-    private func perform(_ action: Machine.WakeAction) {
+    /// Hands a connection or a connect slot to a waiter. A waiter that is gone (it cannot be,
+    /// as waiters leave the machine and the table together, but a slot must never leak) gives
+    /// the slot back.
+    private func perform(_ action: Machine.WakeAction, key: Key) {
         switch action {
         case .none:
             break
         case .handOver(let id, let waiter):
             self.idleTimers.removeValue(forKey: id)?.cancel()
-            // The key is not needed: the waiter's own lease loop knows it.
-            if let connection = self.connections[id], let continuation = self.waiters.removeValue(forKey: waiter) {
-                continuation.resume(returning: .connection(connection))
+            guard let connection = self.connections[id], let continuation = self.waiters.removeValue(forKey: waiter) else {
+                self.release(id: id, key: key, reusable: false)
+                return
             }
+            continuation.resume(returning: .connection(connection))
         case .connect(let waiter):
-            self.waiters.removeValue(forKey: waiter)?.resume(returning: .connect)
+            guard let continuation = self.waiters.removeValue(forKey: waiter) else {
+                self.perform(self.machine.connectFailed(key), key: key)
+                return
+            }
+            continuation.resume(returning: .connect)
         }
-    }
-
-    private func hand(_ id: HTTP1Connection.ID, to waiter: Int, key: Key) {
-        guard let connection = self.connections[id], let continuation = self.waiters.removeValue(forKey: waiter) else {
-            self.release(id: id, key: key, reusable: false)
-            return
-        }
-        continuation.resume(returning: .connection(connection))
     }
 
     private func wait(_ waiter: Int, key: Key) async throws(SecureHTTPError) -> Grant {
@@ -222,7 +218,7 @@ actor ConnectionPool {
                 timeouts: self.configuration.timeouts
             )
         } catch {
-            self.perform(self.machine.connectFailed(key))
+            self.perform(self.machine.connectFailed(key), key: key)
             throw error
         }
         self.counters.increment(\.connectionsOpened)

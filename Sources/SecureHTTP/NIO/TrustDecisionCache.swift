@@ -24,8 +24,6 @@ final class TrustDecisionCache: Sendable {
     private struct State {
         var entries: [Key: Entry] = [:]
         var counter: UInt64 = 0
-        var hits = 0
-        var misses = 0
     }
 
     private let state = NIOLockedValueBox(State())
@@ -38,16 +36,11 @@ final class TrustDecisionCache: Sendable {
     /// The validated chain of a cached, still valid decision.
     func lookup(_ key: Key, now: Date) -> [[UInt8]]? {
         self.state.withLockedValue { state in
-            guard let entry = state.entries[key] else {
-                state.misses += 1
-                return nil
-            }
+            guard let entry = state.entries[key] else { return nil }
             guard now < entry.expires else {
                 state.entries[key] = nil
-                state.misses += 1
                 return nil
             }
-            state.hits += 1
             return entry.validatedChain
         }
     }
@@ -66,9 +59,5 @@ final class TrustDecisionCache: Sendable {
             state.counter += 1
             state.entries[key] = Entry(validatedChain: validatedChain, expires: expires, inserted: state.counter)
         }
-    }
-
-    var counts: (hits: Int, misses: Int) {
-        self.state.withLockedValue { ($0.hits, $0.misses) }
     }
 }
