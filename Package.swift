@@ -40,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
     ],
     targets: [
         .target(
@@ -110,6 +112,11 @@ let package = Package(
             name: "SecureNetworkingTesting",
             dependencies: nioDependencies + [
                 "ServerTrust",
+                "SecureCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -119,8 +126,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "securenet",
-            dependencies: [
+            dependencies: nioDependencies + [
                 "ServerTrust",
+                "SecureNetworking",
+                "SecureNetworkingTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -180,7 +191,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SecureNetworkingTests",
-            dependencies: ["SecureNetworking"],
+            dependencies: nioDependencies + [
+                "SecureNetworking",
+                "SecureNetworkingTesting",
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strictSettings
         ),
     ],
