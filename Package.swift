@@ -124,12 +124,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "SecureNetworkingDemo",
+            dependencies: nioDependencies + [
+                "SecureNetworking",
+                "SecureNetworkingTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "securenet",
             dependencies: nioDependencies + [
                 "ServerTrust",
                 "SecureNetworking",
                 "SecureNetworkingTesting",
+                "SecureNetworkingDemo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -194,6 +205,7 @@ let package = Package(
             dependencies: nioDependencies + [
                 "SecureNetworking",
                 "SecureNetworkingTesting",
+                "SecureNetworkingDemo",
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),

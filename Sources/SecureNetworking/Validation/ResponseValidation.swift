@@ -184,7 +184,7 @@ public enum ResponseDecoding {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> ValidationError {
+    static func describe(_ error: DecodingError) -> ValidationError {
         switch error {
         case .keyNotFound(let key, let context):
             return ValidationError(.decodingFailed, "is missing", fieldPath: Self.path(context.codingPath + [key]))

@@ -1,0 +1,129 @@
+public import Foundation
+public import Logging
+public import SecureHTTP
+public import SecureStorage
+public import TokenAuth
+
+extension SecureAPIClient {
+    /// Everything a client needs: where the API is, how the transport is secured, how it
+    /// authenticates, how bodies are coded and when to retry.
+    public struct Configuration: Sendable {
+        /// The API's base URL (`https://api.example.com/v1/`); request paths are appended to it.
+        public var baseURL: URL
+        /// The transport: its policy (HTTPS only, TLS version, pins, trust anchors), client
+        /// identity for mutual TLS, timeouts, redirect rules and response size limit.
+        public var transport: HTTPTransportConfiguration
+        /// How requests that need authentication get their token; nil for an API without sessions.
+        public var authentication: Authentication?
+        /// How JSON keys are read. Default `.convertFromSnakeCase` (`display_name` → `displayName`).
+        public var keyDecodingStrategy: JSONDecoder.KeyDecodingStrategy
+        /// How JSON keys are written. Default `.convertToSnakeCase`.
+        public var keyEncodingStrategy: JSONEncoder.KeyEncodingStrategy
+        /// How dates are read. Default ISO 8601.
+        public var dateDecodingStrategy: JSONDecoder.DateDecodingStrategy
+        /// How dates are written. Default ISO 8601.
+        public var dateEncodingStrategy: JSONEncoder.DateEncodingStrategy
+        /// When to retry. Default ``RetryPolicy/standard``.
+        public var retry: RetryPolicy
+        /// App-specific steps around each attempt, run in order.
+        public var interceptors: [any RequestInterceptor]
+        /// Where the client logs (method, path, status, attempt; never headers, bodies or
+        /// queries). Nil, the default, is silent.
+        public var logger: Logger?
+        /// The clock for `Retry-After` dates.
+        public var now: @Sendable () -> Date
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - baseURL: the API's base URL.
+        ///   - policy: the transport security policy (pins included).
+        ///   - clientIdentity: a client certificate for mutual TLS.
+        ///   - authentication: how to obtain tokens.
+        ///   - logger: where to log; nil is silent.
+        public init(
+            baseURL: URL,
+            policy: TransportSecurityPolicy = TransportSecurityPolicy(),
+            clientIdentity: ClientIdentity? = nil,
+            authentication: Authentication? = nil,
+            logger: Logger? = nil
+        ) {
+            var transport = HTTPTransportConfiguration(policy: policy)
+            transport.clientIdentity = clientIdentity
+            transport.logger = logger
+            self.init(baseURL: baseURL, transport: transport, authentication: authentication, logger: logger)
+        }
+
+        /// Creates a configuration around a full transport configuration.
+        public init(
+            baseURL: URL,
+            transport: HTTPTransportConfiguration,
+            authentication: Authentication? = nil,
+            logger: Logger? = nil
+        ) {
+            self.baseURL = baseURL
+            self.transport = transport
+            self.authentication = authentication
+            self.keyDecodingStrategy = .convertFromSnakeCase
+            self.keyEncodingStrategy = .convertToSnakeCase
+            self.dateDecodingStrategy = .iso8601
+            self.dateEncodingStrategy = .iso8601
+            self.retry = .standard
+            self.interceptors = []
+            self.logger = logger
+            self.now = { Date() }
+        }
+    }
+
+    /// Where a client's tokens come from.
+    public struct Authentication: Sendable {
+        enum Source: Sendable {
+            case manager(TokenManager)
+            case oauth(
+                tokenPath: String,
+                client: OAuthTokenEndpoint.ClientAuthentication,
+                encoding: OAuthTokenEndpoint.BodyEncoding,
+                store: any SecureStore,
+                configuration: TokenManager.Configuration,
+                now: @Sendable () -> Date
+            )
+        }
+
+        let source: Source
+
+        /// A token manager the app built itself.
+        public static func tokenManager(_ manager: TokenManager) -> Authentication {
+            Authentication(source: .manager(manager))
+        }
+
+        /// An OAuth 2.0 token endpoint on the same API, reached through the client's own
+        /// transport (same policy and pins); the client builds the ``TokenManager``.
+        ///
+        /// - Parameters:
+        ///   - tokenPath: the endpoint's path under the base URL. Default `oauth/token`.
+        ///   - client: how the app identifies itself (a public client for a mobile app).
+        ///   - encoding: form (RFC 6749) or JSON bodies.
+        ///   - store: where the tokens live (Keychain, ``EncryptedFileStore``).
+        ///   - configuration: refresh timing, loop guard, inactivity timeout.
+        ///   - now: the token manager's clock.
+        public static func oauth(
+            tokenPath: String = "oauth/token",
+            client: OAuthTokenEndpoint.ClientAuthentication,
+            encoding: OAuthTokenEndpoint.BodyEncoding = .form,
+            store: any SecureStore,
+            configuration: TokenManager.Configuration = TokenManager.Configuration(),
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) -> Authentication {
+            Authentication(
+                source: .oauth(
+                    tokenPath: tokenPath,
+                    client: client,
+                    encoding: encoding,
+                    store: store,
+                    configuration: configuration,
+                    now: now
+                )
+            )
+        }
+    }
+}

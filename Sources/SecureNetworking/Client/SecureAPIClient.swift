@@ -1,0 +1,367 @@
+import Foundation
+import HTTPTypes
+import Logging
+public import SecureHTTP
+public import TokenAuth
+
+/// The API client an app talks to: typed requests over a policy-checked, pinned transport, with
+/// the session's access token attached, refreshed once when it expires, and a 401 retried once.
+///
+/// One call, end to end:
+/// 1. the path and query are percent-encoded (RFC 3986) under ``Configuration/baseURL``; the body
+///    is encoded (JSON with snake_case keys by default); header values are checked for CR/LF;
+/// 2. for a request that ``Request/requiresAuthentication``, the ``TokenManager`` hands out a
+///    valid token (one refresh at a time, ahead of expiry);
+/// 3. interceptors adapt the request; the transport enforces the policy, validates the chain and
+///    pins in the TLS handshake, follows safe redirects and bounds the body;
+/// 4. a 401 to the current token → one refresh → one retry; a refused refresh token ends the
+///    session (``APIError/Code/signedOut``);
+/// 5. idempotent requests are retried on 408/429/502/503/504 and connection failures, with
+///    exponential backoff and jitter, honouring `Retry-After`;
+/// 6. a 2xx is checked for its content type and decoded; anything else becomes an ``APIError``
+///    with its status and a code, never the server's text.
+///
+/// ```swift
+/// let client = try SecureAPIClient(configuration: .init(
+///     baseURL: URL(string: "https://api.example.com/")!,
+///     policy: policy,
+///     authentication: .oauth(client: .publicClient(id: "ios-app"), store: store)))
+/// let profile = try await client.send(Request<Profile>.get("user/profile"))
+/// await client.shutdown()
+/// ```
+public final class SecureAPIClient: Sendable {
+    /// The configuration the client was made with.
+    public let configuration: Configuration
+    /// The transport every request (the token endpoint's included) goes through.
+    public let transport: any HTTPTransport
+    /// The session's tokens, when the client has ``Configuration/authentication``.
+    public let tokens: TokenManager?
+    private let ownedTransport: NIOHTTPTransport?
+    private let logger: Logger
+
+    /// Creates a client with its own ``NIOHTTPTransport``; call ``shutdown()`` when done.
+    ///
+    /// - Throws: ``APIError/Code/invalidRequest`` when the base URL is not absolute `https` or
+    ///   `http`, or ``APIError/Code/transportFailure`` when the client identity cannot be loaded.
+    public convenience init(configuration: Configuration) throws(APIError) {
+        let transport: NIOHTTPTransport
+        do {
+            transport = try NIOHTTPTransport(configuration: configuration.transport)
+        } catch {
+            throw APIError.transport(error)
+        }
+        try self.init(configuration: configuration, transport: transport, owned: transport)
+    }
+
+    /// Creates a client on a transport the app owns (such as `URLSessionTransport` on Apple
+    /// platforms). ``Configuration/transport`` is not used to build anything in this case.
+    public convenience init(configuration: Configuration, transport: any HTTPTransport) throws(APIError) {
+        try self.init(configuration: configuration, transport: transport, owned: nil)
+    }
+
+    private init(configuration: Configuration, transport: any HTTPTransport, owned: NIOHTTPTransport?) throws(APIError) {
+        guard let scheme = configuration.baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            configuration.baseURL.host != nil
+        else {
+            throw APIError(.invalidRequest, "the base URL must be an absolute https URL")
+        }
+        self.configuration = configuration
+        self.transport = transport
+        self.ownedTransport = owned
+        self.logger = configuration.logger ?? Logger(label: "SecureNetworking.SecureAPIClient", factory: { _ in SwiftLogNoOpLogHandler() })
+        switch configuration.authentication?.source {
+        case .none:
+            self.tokens = nil
+        case .manager(let manager):
+            self.tokens = manager
+        case .oauth(let path, let client, let encoding, let store, let managerConfiguration, let now):
+            let url = try URLBuilder.url(base: configuration.baseURL, path: path)
+            let endpoint = OAuthTokenEndpoint(url: url, transport: transport, client: client, encoding: encoding)
+            self.tokens = TokenManager(store: store, refresher: endpoint, configuration: managerConfiguration, now: now)
+        }
+    }
+
+    /// Shuts down the transport the client created (a no-op for an app-owned transport).
+    public func shutdown() async {
+        await self.ownedTransport?.shutdown()
+    }
+
+    /// Sends `request` and returns its decoded value.
+    ///
+    /// - Throws: ``APIError``.
+    public func send<Response>(_ request: Request<Response>) async throws(APIError) -> Response {
+        try await self.response(for: request).value
+    }
+
+    /// Sends `request` and returns its decoded value with the status and header fields.
+    ///
+    /// - Throws: ``APIError``.
+    public func response<Response>(for request: Request<Response>) async throws(APIError) -> APIResponse<Response> {
+        let prepared = try self.prepare(request)
+        var token: String?
+        if request.requiresAuthentication {
+            token = try await self.accessToken()
+        }
+        var attempt = 1
+        var refreshedAfter401 = false
+        while true {
+            if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
+            let head = try await self.adapted(prepared, token: token)
+            self.logger.debug("→ \(request.method.rawValue) \(prepared.logPath) (attempt \(attempt))")
+            let failure: APIError
+            switch await self.exchange(head, body: prepared.body) {
+            case .failure(let error):
+                if error.code == .cancelled { throw error }
+                failure = error
+            case .success(let response):
+                let status = response.response.status.code
+                self.logger.debug("← \(status) \(request.method.rawValue) \(prepared.logPath)")
+                if (200...299).contains(status) {
+                    let value = try self.decode(response, for: request)
+                    return APIResponse(value: value, status: response.response.status, headerFields: response.response.headerFields, attempts: attempt)
+                }
+                if status == 401, let sent = token, let tokens = self.tokens, !refreshedAfter401 {
+                    refreshedAfter401 = true
+                    do {
+                        token = try await tokens.handleUnauthorized(sentToken: sent)
+                    } catch {
+                        self.logger.debug("token refresh after 401 failed: \(error.code)")
+                        throw APIError.authentication(error)
+                    }
+                    attempt += 1
+                    continue
+                }
+                failure = self.statusError(response)
+            }
+            let error = failure
+            guard let delay = await self.retryDelay(after: error, request: request, head: prepared.head, attempt: attempt) else {
+                throw error
+            }
+            self.logger.debug("retrying \(request.method.rawValue) \(prepared.logPath) after \(error.code) in \(delay)")
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                throw APIError(.cancelled, "the request was cancelled while waiting to retry")
+            }
+            attempt += 1
+        }
+    }
+
+    /// Signs in with a login request that answers with OAuth-style tokens (`access_token`,
+    /// `expires_in`, `refresh_token`), stores them in the token manager and returns the bundle.
+    ///
+    /// The request is sent without a token; its JSON answer is read with the RFC 6749 field
+    /// names whatever the client's key strategy.
+    ///
+    /// - Throws: ``APIError``; ``APIError/Code/invalidRequest`` when the client has no
+    ///   ``Configuration/authentication``.
+    @discardableResult
+    public func signIn(_ request: Request<TokenResponse>) async throws(APIError) -> TokenBundle {
+        guard let tokens = self.tokens else {
+            throw APIError(.invalidRequest, "the client has no authentication configured")
+        }
+        var raw = Request<Data>(request.method, pathSegments: request.pathSegments, query: request.query, headers: request.headerFields, body: request.body, requiresAuthentication: false)
+        raw.isIdempotent = request.isIdempotent
+        raw.acceptedContentTypes = request.acceptedContentTypes
+        let answer = try await self.response(for: raw)
+        let tokenResponse: TokenResponse
+        do {
+            try Self.checkContentType(answer.headerFields, accepted: raw.acceptedContentTypes)
+            tokenResponse = try JSONDecoder().decode(TokenResponse.self, from: answer.value)
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(.decodingFailed, "the sign-in answer is not a token response")
+        }
+        let bundle = TokenBundle(tokenResponse, receivedAt: self.configuration.now())
+        do {
+            try await tokens.signIn(bundle)
+        } catch {
+            throw APIError.authentication(error)
+        }
+        return bundle
+    }
+
+    /// Ends the session: the tokens are removed from the store.
+    public func signOut() async {
+        await self.tokens?.signOut()
+    }
+
+    // MARK: - Steps
+
+    struct Prepared {
+        var head: HTTPRequest
+        var body: Data?
+        var logPath: String
+    }
+
+    private func prepare<Response>(_ request: Request<Response>) throws(APIError) -> Prepared {
+        let target = try URLBuilder.target(base: self.configuration.baseURL, segments: request.pathSegments, query: request.query)
+        var head = HTTPRequest(method: request.method, url: self.configuration.baseURL)
+        head.path = target.pathAndQuery
+        head.headerFields = request.headerFields
+        if head.headerFields[.accept] == nil, Self.decodesJSON(Response.self) {
+            head.headerFields[.accept] = "application/json"
+        }
+        var body: Data?
+        if let requestBody = request.body {
+            let (data, contentType) = try self.encode(requestBody)
+            body = data
+            if head.headerFields[.contentType] == nil {
+                do {
+                    try head.headerFields.setChecked(name: .contentType, value: contentType)
+                } catch {
+                    throw APIError(.invalidRequest, "the body's content type is not a valid header value", transportError: error)
+                }
+            }
+        }
+        if request.requiresAuthentication, self.tokens == nil {
+            throw APIError(.invalidRequest, "the request requires authentication but the client has none configured")
+        }
+        return Prepared(head: head, body: body, logPath: target.path)
+    }
+
+    private func encode(_ body: RequestBody) throws(APIError) -> (Data, String) {
+        switch body.storage {
+        case .data(let data, let contentType):
+            return (data, contentType)
+        case .form(let items):
+            return (Data(URLBuilder.formEncoded(items).utf8), "application/x-www-form-urlencoded")
+        case .json(let value):
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = self.configuration.keyEncodingStrategy
+            encoder.dateEncodingStrategy = self.configuration.dateEncodingStrategy
+            do {
+                return (try encoder.encode(value), "application/json")
+            } catch {
+                throw APIError(.invalidRequest, "the request body could not be encoded as JSON")
+            }
+        }
+    }
+
+    private func exchange(_ head: HTTPRequest, body: Data?) async -> Result<HTTPTransportResponse, APIError> {
+        do {
+            return .success(try await self.transport.send(head, body: body))
+        } catch {
+            return .failure(APIError.transport(error))
+        }
+    }
+
+    private func accessToken() async throws(APIError) -> String {
+        guard let tokens = self.tokens else {
+            throw APIError(.invalidRequest, "the request requires authentication but the client has none configured")
+        }
+        do {
+            return try await tokens.validAccessToken()
+        } catch {
+            throw APIError.authentication(error)
+        }
+    }
+
+    private func adapted(_ prepared: Prepared, token: String?) async throws(APIError) -> HTTPRequest {
+        var head = prepared.head
+        if let token {
+            do {
+                try head.headerFields.setChecked(name: .authorization, value: "Bearer \(token)")
+            } catch {
+                throw APIError(.invalidRequest, "the access token is not a valid header value", transportError: error)
+            }
+        }
+        for interceptor in self.configuration.interceptors {
+            do {
+                try await interceptor.adapt(&head, body: prepared.body)
+            } catch {
+                throw APIError(.invalidRequest, "an interceptor refused the request")
+            }
+        }
+        return head
+    }
+
+    private func statusError(_ response: HTTPTransportResponse) -> APIError {
+        let status = response.response.status.code
+        let code = APIError.code(forStatus: status)
+        let retryAfter = RetryAfter.parse(response.response.headerFields[.retryAfter], now: self.configuration.now())
+        return APIError(
+            code,
+            "the server answered \(status)",
+            status: status,
+            serverErrorCode: APIError.serverErrorCode(in: response.body),
+            retryAfter: retryAfter
+        )
+    }
+
+    private func retryDelay<Response>(after error: APIError, request: Request<Response>, head: HTTPRequest, attempt: Int) async -> Duration? {
+        let policy = self.configuration.retry
+        guard attempt < policy.maximumAttempts else { return nil }
+        for interceptor in self.configuration.interceptors {
+            switch await interceptor.retryDecision(for: head, error: error, attempt: attempt).base {
+            case .useDefault: continue
+            case .doNotRetry: return nil
+            case .retry(let delay): return delay
+            }
+        }
+        guard request.isIdempotent, Self.isRetryable(error, policy: policy) else { return nil }
+        return policy.delay(beforeRetry: attempt, retryAfter: error.retryAfter, random: Double.random(in: 0..<1))
+    }
+
+    static func isRetryable(_ error: APIError, policy: RetryPolicy) -> Bool {
+        if let status = error.status { return policy.retryableStatuses.contains(status) }
+        guard error.code == .transportFailure, let code = error.transportError?.code else { return false }
+        return code == .connectFailed || code == .connectTimeout || code == .connectionClosed || code == .tlsHandshakeTimeout
+    }
+
+    // MARK: - Decoding
+
+    static func decodesJSON<Response>(_ type: Response.Type) -> Bool {
+        !(type == EmptyResponse.self || type == Data.self || type == String.self)
+    }
+
+    private func decode<Response: Decodable>(_ response: HTTPTransportResponse, for request: Request<Response>) throws(APIError) -> Response {
+        if let empty = EmptyResponse() as? Response { return empty }
+        if let data = response.body as? Response { return data }
+        if Response.self == String.self {
+            guard let text = String(data: response.body, encoding: .utf8) as? Response else {
+                throw APIError(.decodingFailed, "the response is not UTF-8 text", status: response.response.status.code)
+            }
+            return text
+        }
+        try Self.checkContentType(response.response.headerFields, accepted: request.acceptedContentTypes, status: response.response.status.code)
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = self.configuration.keyDecodingStrategy
+        decoder.dateDecodingStrategy = self.configuration.dateDecodingStrategy
+        let value: Response
+        do {
+            value = try decoder.decode(Response.self, from: response.body)
+        } catch let error as DecodingError {
+            let validation = ResponseDecoding.describe(error)
+            throw APIError(.decodingFailed, "the response could not be decoded: \(validation)", status: response.response.status.code, validationError: validation)
+        } catch {
+            throw APIError(.decodingFailed, "the response could not be decoded", status: response.response.status.code)
+        }
+        if let validated = value as? any ValidatedResponse {
+            do {
+                try ResponseDecoding.validate(validated)
+            } catch {
+                throw APIError(.decodingFailed, "the response breaks a constraint: \(error)", status: response.response.status.code, validationError: error)
+            }
+        }
+        return value
+    }
+
+    static func checkContentType(_ fields: HTTPFields, accepted: [String], status: Int? = nil) throws(APIError) {
+        let raw = fields[.contentType] ?? ""
+        let mediaType = raw.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let matches = accepted.contains { pattern in
+            let pattern = pattern.lowercased()
+            if pattern.hasPrefix("*/*+") { return mediaType.hasSuffix(String(pattern.dropFirst(3))) && mediaType.contains("/") }
+            return mediaType == pattern
+        }
+        guard matches else {
+            throw APIError(
+                .unexpectedContentType,
+                "the response's content type \(mediaType.isEmpty ? "(none)" : String(mediaType.prefix(64))) is not one the request accepts",
+                status: status
+            )
+        }
+    }
+}
