@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+import SecureHTTP
 
 /// One API call, typed by the value it answers with.
 ///
@@ -101,6 +102,19 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
     /// A `DELETE` request.
     public static func delete(_ path: String, requiresAuthentication: Bool = true) -> Request {
         Request(.delete, path: path, requiresAuthentication: requiresAuthentication)
+    }
+
+    /// Sets a header field, refusing a value that holds CR, LF or NUL (which could otherwise
+    /// smuggle another header into the request).
+    ///
+    /// - Throws: ``APIError/Code/invalidRequest`` whose ``APIError/transportError`` has the code
+    ///   `invalidHeaderValue`; the value is not in the error.
+    public mutating func setHeader(_ name: HTTPField.Name, _ value: String) throws(APIError) {
+        do {
+            try self.headerFields.setChecked(name: name, value: value)
+        } catch {
+            throw APIError(.invalidRequest, "the value of header \(name) is not allowed", transportError: error)
+        }
     }
 
     static var idempotentMethods: Set<HTTPRequest.Method> { [.get, .head, .options, .put, .delete, .trace] }

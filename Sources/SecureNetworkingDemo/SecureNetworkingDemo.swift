@@ -1,0 +1,188 @@
+public import Foundation
+import HTTPTypes
+import Logging
+import SecureNetworking
+import SecureNetworkingTesting
+
+/// The demo's steps, in the order they run.
+public enum DemoStepID: String, CaseIterable, Sendable {
+    case plainHTTPRefused, signIn, pinnedProfile, concurrentRefresh, mitmRejected, mitmWithoutPins
+    case mutualTLS, mutualTLSWithoutCertificate, refreshTokenReuse, inactivitySignOut
+}
+
+/// The whole flow against the reference auth server, step by step: what `securenet demo` runs.
+///
+/// It starts the reference server in-process on a free loopback port with a fresh TestPKI and
+/// walks a ``SecureAPIClient`` through the policy, sign-in, pinned TLS, token expiry under load,
+/// a man-in-the-middle, mutual TLS, refresh-token theft and inactivity. Every step checks what
+/// happened against what should have happened; nothing leaves loopback.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+public struct SecureNetworkingDemo: Sendable {
+    /// Called with each step as soon as it has run.
+    let report: @Sendable (DemoStepID, DemoStep) -> Void
+
+    /// Creates a demo that reports each step to `report` (for example, to print it).
+    public init(report: @escaping @Sendable (DemoStepID, DemoStep) -> Void = { _, _ in }) {
+        self.report = report
+    }
+
+    /// Runs every step and returns the results in order. Setup failures come back as a failed
+    /// step rather than an error, so the caller always has something to print.
+    public func run() async -> [(DemoStepID, DemoStep)] {
+        let results = DemoResults(report: self.report)
+        do {
+            let world = try await DemoWorld.start()
+            await self.steps(world, results)
+            await world.shutdown()
+        } catch {
+            results.fail(.plainHTTPRefused, "setup", "the demo could not start: \(error)")
+        }
+        return results.all
+    }
+
+    private func steps(_ world: DemoWorld, _ results: DemoResults) async {
+        let email = DemoWorld.email
+
+        // 1. Policy: plain http is refused before a byte is sent.
+        await results.check(.plainHTTPRefused, "policy refuses plain http") {
+            let before = world.server.statistics.requests
+            return try await using(try world.client(baseURL: world.plainURL)) { client in
+                do {
+                    _ = try await client.send(Request<EmptyResponse>.get("user/profile", requiresAuthentication: false))
+                    return (false, "the http request was sent")
+                } catch {
+                    let refused = error.transportError?.code == .policyViolation && world.server.statistics.requests == before
+                    return (refused, "http://localhost:\(world.server.port) refused by the transport policy (\(error.transportError?.serverTrustError?.code.description ?? "\(error.code)")); 0 requests reached the server")
+                }
+            }
+        }
+
+        // 2. Sign in.
+        await results.check(.signIn, "sign in") {
+            let bundle = try await world.client.signIn(world.loginRequest)
+            let lifetime = Int(bundle.expiresAt.timeIntervalSince(world.clock.now).rounded())
+            let stored = try await world.store.contains("SecureNetworking.tokens")
+            return (stored && bundle.refreshToken != nil, "POST /auth/login as \(email): access token (ES256 JWT, \(lifetime) s) and refresh token kept in an encrypted file store")
+        }
+
+        // 3. Profile over pinned TLS.
+        await results.check(.pinnedProfile, "profile over pinned TLS") {
+            let profile = try await world.client.send(Request<DemoProfile>.get("user/profile"))
+            return (profile.email == email, "GET /user/profile → \(profile.displayName); chain validated to the demo root, SPKI pin \(world.pinnedIntermediate.shortDescription) (intermediate, plus a backup pin) matched")
+        }
+
+        // 4. The access token expires; 50 concurrent requests cause one refresh.
+        await results.check(.concurrentRefresh, "token expiry: 50 concurrent requests, one refresh") {
+            let before = world.server.statistics.tokenEndpointCalls
+            world.clock.advance(seconds: 301)
+            let client = world.client
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { try await client.send(Request<DemoProfile>.get("user/profile")).email }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            let refreshes = world.server.statistics.tokenEndpointCalls - before
+            return (answers.count == 50 && refreshes == 1, "access token expired after 300 s; 50 concurrent requests succeeded with \(refreshes) refresh\(refreshes == 1 ? "" : "es") of the token")
+        }
+
+        // 5. A man in the middle whose CA the device trusts.
+        await results.check(.mitmRejected, "MITM proxy rejected by the pins") {
+            try await world.withProxy { proxy in
+                try await using(try world.client(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: true))) { client in
+                    do {
+                        _ = try await client.send(Request<DemoEcho>.get("echo/pinned-probe", requiresAuthentication: false))
+                        return (false, "the pinned client accepted the interception certificate")
+                    } catch {
+                        let mismatch = error.transportError?.serverTrustError?.code == .pinMismatch
+                        let reached = world.server.calls(to: "/echo/pinned-probe")
+                        return (mismatch && reached == 0, "an interception CA the device trusts passed chain validation, but its key is not pinned (pinMismatch); \(reached) requests went through the proxy")
+                    }
+                }
+            }
+        }
+        await results.check(.mitmWithoutPins, "why pinning matters: an unpinned client is fooled") {
+            try await world.withProxy { proxy in
+                try await using(try world.client(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: false))) { client in
+                    let echo = try await client.send(Request<DemoEcho>.get("echo/unpinned-probe", requiresAuthentication: false))
+                    let relayed = proxy.interceptedConnections > 0 && echo.method == "GET" && world.server.calls(to: "/echo/unpinned-probe") == 1
+                    return (relayed, "without pins the same kind of request went through the proxy, which could read and change it (\(proxy.interceptedConnections) connection intercepted)")
+                }
+            }
+        }
+
+        // 6. Mutual TLS.
+        await results.check(.mutualTLS, "mTLS with a client certificate") {
+            let identity = try world.pki.clientIdentity(commonName: "demo-device")
+            let pem = ClientIdentity.pem(certificateChain: identity.pem, privateKey: identity.leafIdentity.privateKeyPEM)
+            return try await using(try world.client(clientIdentity: pem)) { client in
+                let whoami = try await client.send(Request<DemoWhoAmI>.get("mtls/whoami", requiresAuthentication: false))
+                return (whoami.subject.contains("CN=demo-device"), "GET /mtls/whoami → \(whoami.subject)")
+            }
+        }
+        await results.check(.mutualTLSWithoutCertificate, "mTLS without a client certificate") {
+            do {
+                _ = try await world.client.send(Request<DemoWhoAmI>.get("mtls/whoami", requiresAuthentication: false))
+                return (false, "the server accepted a client without a certificate")
+            } catch {
+                return (error.code == .forbidden && error.serverErrorCode == "client_certificate_required", "GET /mtls/whoami → \(error.status.map(String.init) ?? "?") \(error.serverErrorCode ?? "")")
+            }
+        }
+
+        // 7. A stolen refresh token is used by an attacker, then by the app: the server sees the reuse.
+        await results.check(.refreshTokenReuse, "refresh-token reuse detected, client signed out") {
+            let bundle = try requireValue(await world.client.tokens?.currentBundle(), "no session")
+            let stolen = try requireValue(bundle.refreshToken, "no refresh token")
+            let attacker = OAuthTokenEndpoint(url: world.server.baseURL.appendingPathComponent("oauth/token"), transport: world.client.transport, client: .publicClient(id: DemoWorld.clientID))
+            _ = try await attacker.refresh(using: stolen)
+            world.clock.advance(seconds: 301)
+            do {
+                _ = try await world.client.send(Request<DemoProfile>.get("user/profile"))
+                return (false, "the app kept working after its refresh token was reused")
+            } catch {
+                let signedOut = error.code == .signedOut && error.authenticationError?.code == .invalidGrant
+                let cleared = try await !world.store.contains("SecureNetworking.tokens")
+                let revoked = world.server.statistics.revokedFamilies
+                return (signedOut && cleared && revoked == 1, "the attacker refreshed first; the app's refresh presented a spent token, the server revoked the token family (\(revoked)), and the client cleared its tokens and signed out")
+            }
+        }
+
+        // 8. Inactivity.
+        await results.check(.inactivitySignOut, "inactivity sign-out") {
+            try await world.client.signIn(world.loginRequest)
+            _ = try await world.client.send(Request<DemoProfile>.get("user/profile"))
+            world.clock.advance(seconds: 15 * 60 + 1)
+            do {
+                _ = try await world.client.send(Request<DemoProfile>.get("user/profile"))
+                return (false, "the session survived 15 minutes of inactivity")
+            } catch {
+                let cleared = try await !world.store.contains("SecureNetworking.tokens")
+                return (error.code == .signedOut && cleared, "no activity for 15 min 1 s: the session ended and its tokens were removed")
+            }
+        }
+    }
+}
+
+struct DemoProfile: Decodable, Sendable {
+    var email: String
+    var displayName: String
+}
+
+struct DemoWhoAmI: Decodable, Sendable {
+    var subject: String
+}
+
+struct DemoEcho: Decodable, Sendable {
+    var method: String
+}
+
+/// `try requireValue(x, "why")`: unwraps or throws a demo failure.
+func requireValue<T>(_ value: T?, _ reason: String) throws -> T {
+    guard let value else { throw DemoFailure(reason) }
+    return value
+}
+
+struct DemoFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
