@@ -6,6 +6,7 @@ import Testing
 
 @Suite("ReferenceAuthServer: sign-in and tokens")
 struct ReferenceAuthServerTokenTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func loginIssuesABearerTokenThatOpensTheProfile() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let login = try await client.login()
@@ -28,6 +29,7 @@ struct ReferenceAuthServerTokenTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func wrongPasswordAndUnknownUserGetTheSame401() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let wrong = try await client.login("alice@example.com", "wrong horse")
@@ -37,9 +39,12 @@ struct ReferenceAuthServerTokenTests {
             #expect(unknown.status == 401)
             #expect(unknown.body == wrong.body)
             #expect(!String(decoding: wrong.body, as: UTF8.self).contains("wrong horse"))
+            #expect(!String(describing: try ReferenceFixture.configuration()).contains("correct horse"))
+            #expect(String(describing: ReferenceFixture.alice) == "User(alice@example.com, Alice, password redacted)")
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func malformedLoginIs400() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let garbage = try await client.send(.post, "/auth/login", headers: [.contentType: "application/json"], body: Data("{email".utf8))
@@ -54,6 +59,7 @@ struct ReferenceAuthServerTokenTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func refreshRotatesAndReuseRevokesTheFamily() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let login = try await client.login()
@@ -86,6 +92,7 @@ struct ReferenceAuthServerTokenTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func tokenEndpointAcceptsJSONAndNamesEachError() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let refresh = try #require(try await client.login().string("refresh_token"))
@@ -106,6 +113,7 @@ struct ReferenceAuthServerTokenTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func expiryFollowsTheInjectedClock() async throws {
         let clock = ReferenceTestClock()
         let configuration = try ReferenceFixture.configuration {
@@ -141,6 +149,7 @@ struct ReferenceAuthServerTokenTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func opaqueTokensWorkAndRevokeAllKillsThem() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration { $0.tokenFormat = .opaque }) { client in
             let login = try await client.login()
@@ -165,6 +174,7 @@ struct ReferenceAuthServerTokenTests {
 
 @Suite("ReferenceAuthServer: profile and mutual TLS")
 struct ReferenceAuthServerProfileTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func patchValidatesAndUpdatesTheDisplayName() async throws {
         let clock = ReferenceTestClock()
         try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
@@ -188,6 +198,7 @@ struct ReferenceAuthServerProfileTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func whoamiNamesTheClientCertificate() async throws {
         let pki = ReferenceFixture.pki
         let identity = try pki.clientIdentity(commonName: "test-client")
@@ -205,6 +216,17 @@ struct ReferenceAuthServerProfileTests {
             #expect(anonymous.status == 403)
             #expect(anonymous.string("error") == "client_certificate_required")
         }
+        // A certificate from another CA fails the handshake: nothing reaches the handler.
+        let stranger = try pki.leaf {
+            $0.issuer = .interceptionCA
+            $0.commonName = "stranger"
+            $0.extendedKeyUsage = [.clientAuth]
+        }
+        let strangerIdentity = ClientIdentity.pem(certificateChain: stranger.pem, privateKey: stranger.leafIdentity.privateKeyPEM)
+        try await withReferenceClient(configuration, clientIdentity: strangerIdentity) { client in
+            await #expect(throws: SecureHTTPError.self) { try await client.send(.get, "/mtls/whoami") }
+            #expect(client.server.statistics.requests == 0)
+        }
         // A server with no client CAs never asks, so even a client with an identity gets 403.
         try await withReferenceClient(try ReferenceFixture.configuration(), clientIdentity: clientIdentity) { client in
             let unrequested = try await client.send(.get, "/mtls/whoami")
@@ -215,6 +237,7 @@ struct ReferenceAuthServerProfileTests {
 
 @Suite("ReferenceAuthServer: diagnostic routes")
 struct ReferenceAuthServerDiagnosticTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func echoKeepsTheTargetAsSent() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let target = "/echo/a%2Fb/caf%C3%A9/x+y?q=1+2&amp=a%26b&eq=c%3Dd&q=%C3%A9&flag"
@@ -244,6 +267,7 @@ struct ReferenceAuthServerDiagnosticTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func statusAnswersWithItsHeaders() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let unavailable = try await client.send(.get, "/status/503")
@@ -263,6 +287,7 @@ struct ReferenceAuthServerDiagnosticTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func flakyFailsThenSucceedsPerKey() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             var statuses: [Int] = []
@@ -282,6 +307,7 @@ struct ReferenceAuthServerDiagnosticTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func slowWaitsAtLeastTheDelay() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let start = ContinuousClock.now
@@ -292,6 +318,7 @@ struct ReferenceAuthServerDiagnosticTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func unknownRoutesAre404AndEverythingIsCounted() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
             let missing = try await client.send(.get, "/nowhere?x=1")
@@ -307,6 +334,7 @@ struct ReferenceAuthServerDiagnosticTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func shutdownIsIdempotentAndClosesThePort() async throws {
         let server = try await ReferenceAuthServer.start(try ReferenceFixture.configuration())
         try await withNIOHTTPTransport(configuration: ReferenceFixture.transportConfiguration()) { transport in

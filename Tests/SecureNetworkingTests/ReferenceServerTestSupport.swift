@@ -8,6 +8,7 @@ import Testing
 
 /// Shared fixtures for the reference server's live tests: one PKI minted at the real clock
 /// (BoringSSL checks client certificates against it), a hand-moved clock and a small client.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 enum ReferenceFixture {
     static let pki: TestPKI = {
         do { return try TestPKI(referenceTime: Date()) } catch { preconditionFailure("TestPKI: \(error)") }
@@ -64,6 +65,7 @@ struct ReferenceReply {
 }
 
 /// Talks to one reference server over a `NIOHTTPTransport`.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 struct ReferenceClient {
     let server: ReferenceAuthServer
     let transport: NIOHTTPTransport
@@ -111,6 +113,7 @@ struct ReferenceClient {
 }
 
 /// Starts a server and a client, runs `body`, and stops both however it ends.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 func withReferenceClient<Result: Sendable>(
     _ configuration: ReferenceAuthServer.Configuration,
     clientIdentity: ClientIdentity? = nil,

@@ -9,20 +9,41 @@ import SecureCrypto
 
 /// A local OAuth-style auth server over real TLS on 127.0.0.1, for tests, demos and app
 /// development: sign-in, refresh-token rotation with reuse detection, a bearer-protected
-/// profile, a mutual-TLS echo of the client certificate, and diagnostic routes (echo, status,
-/// flaky, slow) that let a client's end-to-end tests provoke each behaviour.
+/// profile, a mutual-TLS echo of the client certificate, and diagnostic routes that let a
+/// client's end-to-end tests provoke each behaviour.
 ///
-/// Routes (JSON, snake_case keys):
-/// - `POST /auth/login` `{"email","password"}` → a token response, 401 `invalid_credentials`,
-///   400 `invalid_request`.
-/// - `POST /oauth/token` (form or JSON) `grant_type=refresh_token&refresh_token=…` → a token
-///   response with a new refresh token; a spent refresh token revokes its family; 400
-///   `invalid_grant`, `unsupported_grant_type` or `invalid_request`.
-/// - `GET`/`PATCH /user/profile` with `Authorization: Bearer …` → the profile; 401 with an
-///   RFC 6750 `WWW-Authenticate` challenge; 422 `validation_failed` for a bad display name.
-/// - `GET /mtls/whoami` → the client certificate's subject, or 403 `client_certificate_required`.
-/// - `/echo/**`, `/status/{code}`, `/flaky/{key}`, `/slow?ms=N`: see the project README.
-/// - Anything else → 404 `not_found`; a known path with another method → 405.
+/// It speaks HTTP/1.1 with keep-alive over TLS 1.2 or 1.3. Answers are JSON
+/// (`application/json`, `Cache-Control: no-store`) with snake_case keys:
+///
+/// - `POST /auth/login` `{"email","password"}` → 200 `{"access_token","token_type":"Bearer",
+///   "expires_in","refresh_token","scope"}`, opening a new refresh-token family; a wrong
+///   password and an unknown email both get 401 `invalid_credentials`; a malformed body 400
+///   `invalid_request`.
+/// - `POST /oauth/token`, form-encoded or JSON, `grant_type=refresh_token&refresh_token=…`
+///   (`client_id` optional) → 200 with a new refresh token. Each refresh token works once:
+///   presenting a spent one revokes its family (its refresh tokens and the access tokens issued
+///   with them) and answers 400 `invalid_grant`, as do unknown and expired ones. Other grants
+///   get 400 `unsupported_grant_type`.
+/// - `GET`/`PATCH /user/profile` with `Authorization: Bearer …` → `{"email","display_name",
+///   "updated_at"}`; `PATCH` takes `{"display_name"}` of 1…64 characters, else 422
+///   `validation_failed`. A missing token gets 401 with `WWW-Authenticate: Bearer
+///   realm="reference"`; an invalid, expired or revoked one adds `error="invalid_token"` and an
+///   `error_description` (RFC 6750).
+/// - `GET /mtls/whoami` → `{"subject"}` (RFC 4514) of a client certificate issued by one of
+///   ``Configuration/clientCertificateIssuers``, or 403 `client_certificate_required`.
+/// - `/echo/**` (GET, POST, PUT, PATCH, DELETE) → `{"method","raw_path","path_segments",
+///   "raw_query","query","body","content_type","authorization_present"}`: the path as sent
+///   (still percent-encoded), its decoded segments after `/echo/`, the query as sent and as
+///   decoded `[name, value]` pairs in order. A `+` in the query is a literal plus, not a space.
+///   The `Authorization` value is never echoed.
+/// - `/status/{code}` (GET, POST, 200…599) → that status with `{"error":"<reason>",
+///   "message":"internal detail: do-not-show-users"}`; 429 and 503 add `Retry-After: 1`, 401 a
+///   bearer challenge; 204 and 304 have no body.
+/// - `/flaky/{key}?failures=N&status=S&retry_after=R` (GET, POST) → the first N calls for the
+///   key (default 1) answer S (default 503), with `Retry-After: R` when given; later calls 200
+///   `{"attempts"}`, the calls for the key so far.
+/// - `GET /slow?ms=N` → 200 after N milliseconds, at most 10 seconds.
+/// - Anything else → 404 `not_found`; a known path with another method → 405 with `Allow`.
 ///
 /// Start it with ``withReferenceAuthServer(_:_:)`` so it always stops, or pair
 /// ``start(_:)`` with ``shutdown()``.
@@ -95,7 +116,13 @@ public final class ReferenceAuthServer: Sendable {
             responder: responder,
             server: try .tls(.http1(), tlsConfiguration: tls),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portPromise.fulfil(.success(channel.localAddress?.port ?? 0)) },
+            onServerRunning: { channel in
+                if let port = channel.localAddress?.port {
+                    portPromise.fulfil(.success(port))
+                } else {
+                    portPromise.fulfil(.failure(ChannelError.unknownLocalAddress))
+                }
+            },
             logger: logger
         )
         let running = Task {
