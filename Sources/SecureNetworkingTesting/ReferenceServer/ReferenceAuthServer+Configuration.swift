@@ -1,0 +1,133 @@
+public import Foundation
+public import Logging
+public import SecureCrypto
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension ReferenceAuthServer {
+    /// How a ``ReferenceAuthServer`` is set up: its TLS identity, the CAs it accepts client
+    /// certificates from, token lifetimes and format, its users and its clock.
+    ///
+    /// - Important: This is a server for tests and demos. Its defaults favour speed over
+    ///   strength (cheap password hashing, keys that live only as long as the process) and
+    ///   every token and user lives in memory.
+    public struct Configuration: Sendable {
+        /// The certificate chain the server presents (leaf first) with the leaf's key.
+        public var chain: TestPKI.Chain
+        /// The CAs whose client certificates are accepted for mutual TLS. Default: none, so
+        /// no client certificate is requested and `/mtls/whoami` always answers 403.
+        public var clientCertificateIssuers: [TestPKI.Identity]
+        /// How long an access token is valid. Default 300 seconds.
+        public var accessTokenLifetime: Duration
+        /// How long a refresh token is valid. Default 30 days.
+        public var refreshTokenLifetime: Duration
+        /// What access tokens look like. Default ``TokenFormat/jwt``.
+        public var tokenFormat: TokenFormat
+        /// The accounts that can sign in. Their passwords are hashed when the server starts.
+        public var users: [User]
+        /// How passwords are hashed at start and verified at sign-in.
+        ///
+        /// Default: PBKDF2-HMAC-SHA256 with 1,000 iterations (see
+        /// ``ReferenceAuthServer/Configuration/testPasswordHashing``).
+        ///
+        /// - Important: 1,000 iterations is far too cheap for real passwords; it keeps debug
+        ///   test runs fast. Never use this server's defaults for real accounts.
+        public var passwordHashing: PasswordHasher.Configuration
+        /// The clock token issue and expiry are measured against. Default: `Date()`. Tests
+        /// inject their own to move time forward without sleeping.
+        public var now: @Sendable () -> Date
+        /// Where the server logs; nil (the default) is silent. Passwords and tokens are never
+        /// logged.
+        public var logger: Logger?
+
+        /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
+        ///
+        /// - Important: For tests only; real password storage needs the
+        ///   ``PasswordHasher/Configuration/pbkdf2SHA256`` or ``PasswordHasher/Configuration/scrypt``
+        ///   presets.
+        public static let testPasswordHashing = PasswordHasher.Configuration(
+            algorithm: .pbkdf2SHA256,
+            pbkdf2Iterations: 1_000
+        )
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - chain: The server's certificate chain and key, for example `TestPKI.validChain()`.
+        ///   - clientCertificateIssuers: CAs accepted for client certificates; empty means no
+        ///     client certificate is asked for.
+        ///   - accessTokenLifetime: Access-token lifetime. Default 300 seconds.
+        ///   - refreshTokenLifetime: Refresh-token lifetime. Default 30 days.
+        ///   - tokenFormat: Signed JWTs (default) or opaque random tokens.
+        ///   - users: The accounts. Default: none.
+        ///   - passwordHashing: Password hashing. Default ``testPasswordHashing``.
+        ///   - now: The clock for token issue and expiry. Default `Date()`.
+        ///   - logger: Where to log; nil is silent.
+        public init(
+            chain: TestPKI.Chain,
+            clientCertificateIssuers: [TestPKI.Identity] = [],
+            accessTokenLifetime: Duration = .seconds(300),
+            refreshTokenLifetime: Duration = .seconds(30 * 86_400),
+            tokenFormat: TokenFormat = .jwt,
+            users: [User] = [],
+            passwordHashing: PasswordHasher.Configuration = ReferenceAuthServer.Configuration.testPasswordHashing,
+            now: @escaping @Sendable () -> Date = { Date() },
+            logger: Logger? = nil
+        ) {
+            self.chain = chain
+            self.clientCertificateIssuers = clientCertificateIssuers
+            self.accessTokenLifetime = accessTokenLifetime
+            self.refreshTokenLifetime = refreshTokenLifetime
+            self.tokenFormat = tokenFormat
+            self.users = users
+            self.passwordHashing = passwordHashing
+            self.now = now
+            self.logger = logger
+        }
+    }
+
+    /// An account of the reference server.
+    public struct User: Sendable, CustomStringConvertible {
+        /// The sign-in name, compared exactly.
+        public var email: String
+        /// The password; hashed when the server starts, never logged or described.
+        public var password: String
+        /// The display name `/user/profile` starts with.
+        public var displayName: String
+
+        /// Creates an account.
+        public init(email: String, password: String, displayName: String) {
+            self.email = email
+            self.password = password
+            self.displayName = displayName
+        }
+
+        /// The email and display name; the password is redacted.
+        public var description: String {
+            "User(\(self.email), \(self.displayName), password redacted)"
+        }
+    }
+
+    /// What access tokens look like.
+    public struct TokenFormat: Hashable, Sendable, CustomStringConvertible {
+        enum Kind: Hashable, Sendable {
+            case jwt
+            case opaque
+        }
+
+        let kind: Kind
+
+        /// A JWT signed with ES256 by a key generated when the server starts, with claims
+        /// `sub` (the email), `iat`, `exp`, `jti` and `fam` (the refresh-token family).
+        public static let jwt = TokenFormat(kind: .jwt)
+        /// 32 random bytes, base64url without padding, looked up on the server.
+        public static let opaque = TokenFormat(kind: .opaque)
+
+        /// `jwt` or `opaque`.
+        public var description: String {
+            switch self.kind {
+            case .jwt: "jwt"
+            case .opaque: "opaque"
+            }
+        }
+    }
+}

@@ -1,0 +1,20 @@
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension ReferenceAuthServer {
+    /// A snapshot of what a ``ReferenceAuthServer`` has answered so far.
+    public struct Statistics: Hashable, Sendable {
+        /// Requests to `/oauth/token`, whatever their outcome.
+        public var tokenEndpointCalls = 0
+        /// Requests to `/auth/login`, whatever their outcome.
+        public var loginCalls = 0
+        /// Requests to `/user/profile` (GET and PATCH), whatever their outcome.
+        public var profileCalls = 0
+        /// Refresh-token families revoked, by reuse of a spent refresh token or by
+        /// ``ReferenceAuthServer/revokeAllTokens()``.
+        public var revokedFamilies = 0
+        /// Every request the server answered, on any path.
+        public var requests = 0
+
+        /// All counters at zero.
+        public init() {}
+    }
+}

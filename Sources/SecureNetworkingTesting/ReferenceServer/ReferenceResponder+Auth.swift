@@ -1,0 +1,150 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+extension ReferenceResponder {
+    /// The longest display name `PATCH /user/profile` accepts, in characters.
+    static let maximumDisplayNameLength = 64
+
+    /// `POST /auth/login` with `{"email", "password"}`: a new refresh-token family.
+    func login(_ exchange: Exchange) async -> Response {
+        guard let object = ReferenceHTTP.jsonObject(exchange.body),
+            let email = object["email"] as? String,
+            let password = object["password"] as? String
+        else {
+            return ReferenceHTTP.error(.badRequest, "invalid_request", message: "a JSON body with email and password is required")
+        }
+        // Unknown users cost a verification too, so timing does not tell which emails exist.
+        let stored = self.state.passwordHash(for: email)
+        let matches = (try? self.hasher.verify(password, against: stored ?? self.dummyPasswordHash)) ?? false
+        guard stored != nil, matches else {
+            return ReferenceHTTP.error(.unauthorized, "invalid_credentials", message: "the email or password is wrong")
+        }
+        return await self.tokenResponse(email: email, familyID: self.state.openFamily(for: email))
+    }
+
+    /// `POST /oauth/token`, form-encoded or JSON: the refresh-token grant with rotation and
+    /// reuse detection.
+    func token(_ exchange: Exchange) async -> Response {
+        guard let fields = ReferenceHTTP.formOrJSONFields(exchange.body, contentType: exchange.headers[.contentType]),
+            let grant = fields["grant_type"]
+        else {
+            return ReferenceHTTP.error(.badRequest, "invalid_request", message: "grant_type is required")
+        }
+        guard grant == "refresh_token" else {
+            return ReferenceHTTP.error(.badRequest, "unsupported_grant_type", message: "only refresh_token is supported")
+        }
+        guard let refreshToken = fields["refresh_token"], !refreshToken.isEmpty else {
+            return ReferenceHTTP.error(.badRequest, "invalid_request", message: "refresh_token is required")
+        }
+        let digest = ReferenceTokenIssuer.digest(refreshToken)
+        switch self.state.redeemRefreshToken(digest: digest, now: self.now()) {
+        case .redeemed(let familyID, let email):
+            return await self.tokenResponse(email: email, familyID: familyID)
+        case .reused:
+            self.logger.notice("a spent refresh token was presented again: its family is revoked")
+            return Self.invalidGrant("the refresh token was already used; its family is revoked")
+        case .invalid:
+            return Self.invalidGrant("the refresh token is unknown, expired or revoked")
+        }
+    }
+
+    /// `GET` or `PATCH /user/profile` with a bearer token.
+    func profile(_ exchange: Exchange) async -> Response {
+        let email: String
+        switch await self.authenticate(exchange) {
+        case .success(let user): email = user
+        case .failure(let refusal): return refusal.response
+        }
+        guard exchange.method == .patch else {
+            guard let account = self.state.account(for: email) else { return ReferenceHTTP.error(.notFound, "not_found") }
+            return Self.profileResponse(email: email, account)
+        }
+        guard let object = ReferenceHTTP.jsonObject(exchange.body), let displayName = object["display_name"] as? String
+        else {
+            return ReferenceHTTP.error(.badRequest, "invalid_request", message: "a JSON body with display_name is required")
+        }
+        let trimmed = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, displayName.count <= Self.maximumDisplayNameLength else {
+            return ReferenceHTTP.error(
+                .unprocessableContent,
+                "validation_failed",
+                message: "display_name must be 1 to \(Self.maximumDisplayNameLength) characters"
+            )
+        }
+        guard let account = self.state.updateDisplayName(of: email, to: displayName, at: self.now()) else {
+            return ReferenceHTTP.error(.notFound, "not_found")
+        }
+        return Self.profileResponse(email: email, account)
+    }
+
+    /// Why a request was not authenticated, as a 401 with an RFC 6750 challenge.
+    struct Refusal: Error {
+        let response: Response
+    }
+
+    /// The email of the bearer token's user, or the 401 to answer.
+    func authenticate(_ exchange: Exchange) async -> Result<String, Refusal> {
+        let token: String
+        switch ReferenceHTTP.bearer(in: exchange.headers) {
+        case .missing:
+            return .failure(Refusal(response: ReferenceHTTP.error(
+                .unauthorized,
+                "unauthorized",
+                message: "a bearer token is required",
+                headers: ReferenceHTTP.bearerChallenge(errorDescription: nil)
+            )))
+        case .token(let value):
+            token = value
+        }
+        let description: String
+        switch await self.issuer.check(accessToken: token) {
+        case .valid(let email): return .success(email)
+        case .expired: description = "the access token expired"
+        case .revoked: description = "the access token was revoked"
+        case .invalid: description = "the access token is not valid"
+        }
+        return .failure(Refusal(response: ReferenceHTTP.error(
+            .unauthorized,
+            "invalid_token",
+            message: description,
+            headers: ReferenceHTTP.bearerChallenge(errorDescription: description)
+        )))
+    }
+
+    private func tokenResponse(email: String, familyID: String) async -> Response {
+        do {
+            let issued = try await self.issuer.issue(email: email, familyID: familyID)
+            return ReferenceHTTP.json(
+                .ok,
+                [
+                    "access_token": issued.accessToken,
+                    "token_type": "Bearer",
+                    "expires_in": issued.expiresIn,
+                    "refresh_token": issued.refreshToken,
+                    "scope": "profile",
+                ],
+                headers: [HTTPField.Name("Pragma")!: "no-cache"]
+            )
+        } catch {
+            self.logger.error("signing an access token failed")
+            return ReferenceHTTP.error(.internalServerError, "server_error")
+        }
+    }
+
+    private static func invalidGrant(_ description: String) -> Response {
+        ReferenceHTTP.json(.badRequest, ["error": "invalid_grant", "error_description": description])
+    }
+
+    private static func profileResponse(email: String, _ account: ReferenceServerState.Account) -> Response {
+        ReferenceHTTP.json(
+            .ok,
+            [
+                "email": email,
+                "display_name": account.displayName,
+                "updated_at": account.updatedAt.formatted(.iso8601),
+            ]
+        )
+    }
+}
