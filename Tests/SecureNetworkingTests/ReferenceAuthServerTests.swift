@@ -326,9 +326,12 @@ struct ReferenceAuthServerDiagnosticTests {
             #expect(missing.string("error") == "not_found")
             _ = try await client.send(.get, "/nowhere")
             _ = try await client.login()
+            let oversized = try await client.send(.post, "/echo/big", body: Data(count: (1 << 20) + 1))
+            #expect(oversized.status == 413)
+            #expect(oversized.string("error") == "request_too_large")
             #expect(client.server.calls(to: "/nowhere") == 2)
             #expect(client.server.calls(to: "/auth/login") == 1)
-            #expect(client.server.statistics.requests == 3)
+            #expect(client.server.statistics.requests == 4)
             #expect(client.server.statistics.loginCalls == 1)
             #expect(client.server.statistics.tokenEndpointCalls == 0)
         }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import SecureCrypto
 
 /// Answers the reference server's routes. It is a plain `HTTPResponder` rather than a
@@ -45,7 +46,7 @@ struct ReferenceResponder: HTTPResponder {
         let body: Data
         do {
             body = Data(buffer: try await request.collectBody(upTo: Self.maximumBodySize))
-        } catch {
+        } catch is NIOTooManyBytesError {
             return ReferenceHTTP.error(.contentTooLarge, "request_too_large")
         }
         let exchange = Exchange(
