@@ -34,7 +34,12 @@ public struct DevelopmentServer: Sendable {
     public let summary: Summary
 
     /// Mints a PKI, writes its files to `directory` (created 0700; keys 0600) and starts the server.
-    public static func start(directory: URL, accessTokenLifetime: Duration = .seconds(300)) async throws -> DevelopmentServer {
+    ///
+    /// - Parameters:
+    ///   - directory: where the files go.
+    ///   - port: the port on 127.0.0.1; 0 picks a free one.
+    ///   - accessTokenLifetime: how long access tokens live.
+    public static func start(directory: URL, port: Int = 0, accessTokenLifetime: Duration = .seconds(300)) async throws -> DevelopmentServer {
         let pki = try TestPKI(referenceTime: Date())
         let chain = try pki.validChain()
         let client = try pki.clientIdentity(commonName: "securenet-dev-client")
@@ -60,12 +65,13 @@ public struct DevelopmentServer: Sendable {
 
         let email = "dev@example.com"
         let password = UUID().uuidString
-        let configuration = ReferenceAuthServer.Configuration(
+        var configuration = ReferenceAuthServer.Configuration(
             chain: chain,
             clientCertificateIssuers: [pki.clientCA],
             accessTokenLifetime: accessTokenLifetime,
             users: [.init(email: email, password: password, displayName: "Developer")]
         )
+        configuration.port = port
         let server = try await ReferenceAuthServer.start(configuration)
         return DevelopmentServer(
             server: server,

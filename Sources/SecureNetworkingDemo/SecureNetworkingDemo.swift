@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import HTTPTypes
 import Logging
 import SecureNetworking
@@ -50,7 +50,7 @@ public struct SecureNetworkingDemo: Sendable {
                 do {
                     _ = try await client.send(Request<EmptyResponse>.get("user/profile", requiresAuthentication: false))
                     return (false, "the http request was sent")
-                } catch {
+                } catch let error as APIError {
                     let refused = error.transportError?.code == .policyViolation && world.server.statistics.requests == before
                     return (refused, "http://localhost:\(world.server.port) refused by the transport policy (\(error.transportError?.serverTrustError?.code.description ?? "\(error.code)")); 0 requests reached the server")
                 }
@@ -93,7 +93,7 @@ public struct SecureNetworkingDemo: Sendable {
                     do {
                         _ = try await client.send(Request<DemoEcho>.get("echo/pinned-probe", requiresAuthentication: false))
                         return (false, "the pinned client accepted the interception certificate")
-                    } catch {
+                    } catch let error as APIError {
                         let mismatch = error.transportError?.serverTrustError?.code == .pinMismatch
                         let reached = world.server.calls(to: "/echo/pinned-probe")
                         return (mismatch && reached == 0, "an interception CA the device trusts passed chain validation, but its key is not pinned (pinMismatch); \(reached) requests went through the proxy")
@@ -124,7 +124,7 @@ public struct SecureNetworkingDemo: Sendable {
             do {
                 _ = try await world.client.send(Request<DemoWhoAmI>.get("mtls/whoami", requiresAuthentication: false))
                 return (false, "the server accepted a client without a certificate")
-            } catch {
+            } catch let error as APIError {
                 return (error.code == .forbidden && error.serverErrorCode == "client_certificate_required", "GET /mtls/whoami → \(error.status.map(String.init) ?? "?") \(error.serverErrorCode ?? "")")
             }
         }
@@ -139,7 +139,7 @@ public struct SecureNetworkingDemo: Sendable {
             do {
                 _ = try await world.client.send(Request<DemoProfile>.get("user/profile"))
                 return (false, "the app kept working after its refresh token was reused")
-            } catch {
+            } catch let error as APIError {
                 let signedOut = error.code == .signedOut && error.authenticationError?.code == .invalidGrant
                 let cleared = try await !world.store.contains("SecureNetworking.tokens")
                 let revoked = world.server.statistics.revokedFamilies
@@ -155,7 +155,7 @@ public struct SecureNetworkingDemo: Sendable {
             do {
                 _ = try await world.client.send(Request<DemoProfile>.get("user/profile"))
                 return (false, "the session survived 15 minutes of inactivity")
-            } catch {
+            } catch let error as APIError {
                 let cleared = try await !world.store.contains("SecureNetworking.tokens")
                 return (error.code == .signedOut && cleared, "no activity for 15 min 1 s: the session ended and its tokens were removed")
             }
@@ -185,4 +185,9 @@ func requireValue<T>(_ value: T?, _ reason: String) throws -> T {
 struct DemoFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+extension Pin {
+    /// `sha256/abcd…` (the first 12 characters of the digest), for one-line output.
+    var shortDescription: String { "sha256/\(self.base64.prefix(12))…" }
 }

@@ -17,6 +17,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The folder for the CA, chain, client identity and policy files.")
     var directory: String = "securenet-dev"
 
+    @Option(help: "The port on 127.0.0.1 (0 picks a free one).")
+    var port: Int = 0
+
     @Option(help: "Access-token lifetime in seconds.")
     var accessTokenLifetime: Int = 300
 
@@ -24,24 +27,30 @@ struct Serve: AsyncParsableCommand {
         guard self.accessTokenLifetime > 0 else {
             throw ValidationError("--access-token-lifetime must be positive")
         }
+        guard (0...65535).contains(self.port) else {
+            throw ValidationError("--port must be between 0 and 65535")
+        }
         guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else {
             throw ValidationError("securenet serve needs macOS 14 or later (the reference server uses Hummingbird 2)")
         }
         let directory = URL(fileURLWithPath: self.directory, isDirectory: true).standardizedFileURL
-        let development = try await DevelopmentServer.start(directory: directory, accessTokenLifetime: .seconds(self.accessTokenLifetime))
+        let development = try await DevelopmentServer.start(directory: directory, port: self.port, accessTokenLifetime: .seconds(self.accessTokenLifetime))
         let summary = development.summary
-        print("reference auth server: \(summary.url)")
-        print("trust this CA:         \(summary.caFile.path)")
-        print("server chain:          \(summary.serverChainFile.path)")
-        print("client certificate:    \(summary.clientCertificateFile.path) (key: \(summary.clientKeyFile.path))")
-        print("pins:")
+        // Written unbuffered, so the lines are there even when stdout is a pipe and the
+        // process ends with Ctrl-C.
+        func say(_ line: String = "") { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        say("reference auth server: \(summary.url)")
+        say("trust this CA:         \(summary.caFile.path)")
+        say("server chain:          \(summary.serverChainFile.path)")
+        say("client certificate:    \(summary.clientCertificateFile.path) (key: \(summary.clientKeyFile.path))")
+        say("pins:")
         for (name, pin) in summary.pins {
-            print("  \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(pin)")
+            say("  \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(pin)")
         }
-        print("policy file:           \(summary.policyFile.path)")
-        print((try? String(contentsOf: summary.policyFile, encoding: .utf8)) ?? "")
-        print("development account:   \(summary.email) / \(summary.password)")
-        print("\nCtrl-C to stop.")
+        say("policy file:           \(summary.policyFile.path)")
+        say((try? String(contentsOf: summary.policyFile, encoding: .utf8)) ?? "")
+        say("development account:   \(summary.email) / \(summary.password)")
+        say("\nCtrl-C to stop.")
         // Run until the process is interrupted.
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(3600))

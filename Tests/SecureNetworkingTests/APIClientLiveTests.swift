@@ -11,6 +11,7 @@ import Testing
 struct APIClientLiveTests {
     // MARK: Encoding
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Path segments and query items with +, &, =, / and non-ASCII arrive exactly as given")
     func encodingRoundTrip() async throws {
         try await withAPIFixture { fixture in
@@ -32,6 +33,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("JSON bodies are written with snake_case keys and answers read back into camelCase")
     func jsonBodies() async throws {
         struct Note: Codable, Sendable { var displayName: String; var createdAt: Date }
@@ -53,6 +55,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A header value with CR or LF is refused before anything is sent")
     func headerInjection() async throws {
         try await withAPIFixture { fixture in
@@ -60,7 +63,7 @@ struct APIClientLiveTests {
             do {
                 try request.setHeader(HTTPField.Name("X-Note")!, "a\r\nX-Evil: 1")
                 Issue.record("a CR/LF header value was accepted")
-            } catch {
+            } catch let error as APIError {
                 #expect(error.code == .invalidRequest)
                 #expect(error.transportError?.code == .invalidHeaderValue)
                 #expect(!error.description.contains("X-Evil"))
@@ -71,6 +74,7 @@ struct APIClientLiveTests {
 
     // MARK: Status mapping
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Each error status maps to its code with the status, and the server's text stays out")
     func statusMapping() async throws {
         try await withAPIFixture { fixture in
@@ -96,6 +100,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A 2xx with the wrong content type or shape is a typed error, with the field path")
     func decodingErrors() async throws {
         struct Wrong: Decodable, Sendable { var method: Int }
@@ -120,6 +125,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("The response size limit applies to API answers")
     func sizeLimit() async throws {
         try await withAPIFixture { fixture in
@@ -133,6 +139,7 @@ struct APIClientLiveTests {
 
     // MARK: Retries
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("An idempotent GET is retried after 503 with Retry-After: 1, waiting at least that long")
     func retryAfter() async throws {
         try await withAPIFixture { fixture in
@@ -151,6 +158,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A POST is not retried after 503; the same POST marked idempotent is")
     func noRetryOfPost() async throws {
         try await withAPIFixture { fixture in
@@ -171,6 +179,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Retries stop at the maximum attempts, and a Retry-After beyond the cap is not waited for")
     func retryCaps() async throws {
         try await withAPIFixture { fixture in
@@ -189,6 +198,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A refused connection is retried for a GET, and an interceptor sees every attempt")
     func transientTransportRetry() async throws {
         let attempts = NIOLockedValueBox(0)
@@ -210,6 +220,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("An interceptor can add a header, refuse a request, and ask for a retry of a POST")
     func interceptors() async throws {
         struct Hooks: RequestInterceptor {
@@ -238,6 +249,7 @@ struct APIClientLiveTests {
 
     // MARK: Tokens
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Sign in, fetch and update the profile; the token is sent and never echoed")
     func signInAndProfile() async throws {
         try await withAPIFixture { fixture in
@@ -245,12 +257,12 @@ struct APIClientLiveTests {
                 let bundle = try await client.signIn(fixture.loginRequest)
                 #expect(bundle.refreshToken != nil)
                 #expect(await client.tokens?.isSignedIn == true)
-                let profile = try await client.send(Request<Profile>.get("user/profile"))
-                #expect(profile == Profile(email: APIFixture.email, displayName: "Ada"))
-                let updated = try await client.send(Request<Profile>.patch("user/profile", body: .json(["display_name": "Ada L."])))
+                let profile = try await client.send(Request<UserProfile>.get("user/profile"))
+                #expect(profile == UserProfile(email: APIFixture.email, displayName: "Ada"))
+                let updated = try await client.send(Request<UserProfile>.patch("user/profile", body: .json(["display_name": "Ada L."])))
                 #expect(updated.displayName == "Ada L.")
 
-                let invalid = try #require(await expectAPIError(client, Request<Profile>.patch("user/profile", body: .json(["display_name": ""]))))
+                let invalid = try #require(await expectAPIError(client, Request<UserProfile>.patch("user/profile", body: .json(["display_name": ""]))))
                 #expect(invalid.code == .unprocessable)
                 #expect(invalid.serverErrorCode == "validation_failed")
 
@@ -260,6 +272,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Wrong password: 401 without a refresh attempt, and no session")
     func wrongPassword() async throws {
         try await withAPIFixture { fixture in
@@ -268,18 +281,19 @@ struct APIClientLiveTests {
                 do {
                     try await client.signIn(login)
                     Issue.record("signed in with a wrong password")
-                } catch {
+                } catch let error as APIError {
                     #expect(error.code == .unauthorized)
                     #expect(error.serverErrorCode == "invalid_credentials")
                 }
                 #expect(await client.tokens?.isSignedIn == false)
                 #expect(fixture.server.statistics.tokenEndpointCalls == 0)
-                let error = try #require(await expectAPIError(client, Request<Profile>.get("user/profile")))
+                let error = try #require(await expectAPIError(client, Request<UserProfile>.get("user/profile")))
                 #expect(error.code == .signedOut)
             }
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A 401 to the current token → one refresh → one retry that succeeds")
     func unauthorizedThenRefresh() async throws {
         try await withAPIFixture { fixture in
@@ -287,7 +301,7 @@ struct APIClientLiveTests {
                 try await client.signIn(fixture.loginRequest)
                 // The server's clock runs ahead: it sees the token as expired, the client does not.
                 fixture.serverClock.advance(seconds: 301)
-                let response = try await client.response(for: Request<Profile>.get("user/profile"))
+                let response = try await client.response(for: Request<UserProfile>.get("user/profile"))
                 #expect(response.value.email == APIFixture.email)
                 #expect(response.attempts == 2)
                 #expect(fixture.server.statistics.tokenEndpointCalls == 1)
@@ -296,6 +310,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A second 401 after the refresh is the server's final answer")
     func secondUnauthorizedIsFinal() async throws {
         try await withAPIFixture { fixture in
@@ -310,6 +325,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("50 concurrent requests with an expired token cause exactly one refresh")
     func concurrentRefresh() async throws {
         try await withAPIFixture(accessTokenLifetime: .seconds(60)) { fixture in
@@ -319,7 +335,7 @@ struct APIClientLiveTests {
                 fixture.clientClock.advance(seconds: 120)
                 let emails = try await withThrowingTaskGroup(of: String.self) { group in
                     for _ in 0..<50 {
-                        group.addTask { try await client.send(Request<Profile>.get("user/profile")).email }
+                        group.addTask { try await client.send(Request<UserProfile>.get("user/profile")).email }
                     }
                     return try await group.reduce(into: [String]()) { $0.append($1) }
                 }
@@ -331,6 +347,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Refresh-token reuse: the server revokes the family and the client is signed out")
     func refreshTokenReuse() async throws {
         try await withAPIFixture(tokenFormat: .opaque) { fixture in
@@ -348,7 +365,7 @@ struct APIClientLiveTests {
                 // Later the app refreshes with the same (now spent) token.
                 fixture.serverClock.advance(seconds: 400)
                 fixture.clientClock.advance(seconds: 400)
-                let error = try #require(await expectAPIError(client, Request<Profile>.get("user/profile")))
+                let error = try #require(await expectAPIError(client, Request<UserProfile>.get("user/profile")))
                 #expect(error.code == .signedOut)
                 #expect(error.authenticationError?.code == .invalidGrant)
                 #expect(await client.tokens?.isSignedIn == false)
@@ -366,6 +383,7 @@ struct APIClientLiveTests {
 
     // MARK: Transport security through the client
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Pins that do not match refuse the server before any request; plain http is refused by policy")
     func pinsAndPolicy() async throws {
         try await withAPIFixture { fixture in
@@ -389,6 +407,7 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Mutual TLS: whoami names the client certificate, and answers 403 without one")
     func mutualTLS() async throws {
         struct WhoAmI: Decodable, Sendable { var subject: String }
@@ -409,6 +428,7 @@ struct APIClientLiveTests {
 
     // MARK: Logging
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("A trace-level log of the whole flow holds no token, password or Authorization value")
     func noSecretsInLogs() async throws {
         let lines = NIOLockedValueBox<[String]>([])
@@ -417,19 +437,31 @@ struct APIClientLiveTests {
         try await withAPIFixture(tokenFormat: .opaque) { fixture in
             try await using(try fixture.makeClient(logger: logger)) { client in
                 let bundle = try await client.signIn(fixture.loginRequest)
-                _ = try await client.send(Request<Profile>.get("user/profile"))
+                _ = try await client.send(Request<UserProfile>.get("user/profile"))
                 fixture.serverClock.advance(seconds: 301)
-                _ = try await client.send(Request<Profile>.get("user/profile"))  // 401 → refresh → retry
+                _ = try await client.send(Request<UserProfile>.get("user/profile"))  // 401 → refresh → retry
                 fixture.clientClock.advance(seconds: 400)
                 fixture.serverClock.advance(seconds: 400)
-                _ = try await client.send(Request<Profile>.patch("user/profile", body: .json(["display_name": "Ada"])))
+                _ = try await client.send(Request<UserProfile>.patch("user/profile", body: .json(["display_name": "Ada"])))
                 let current = try #require(await client.tokens?.currentBundle())
-                let secrets = [bundle.accessToken, try #require(bundle.refreshToken), current.accessToken, try #require(current.refreshToken), APIFixture.password, "Bearer "]
+                let secrets = [bundle.accessToken, try #require(bundle.refreshToken), current.accessToken, try #require(current.refreshToken), APIFixture.password]
                 let captured = lines.withLockedValue { $0 }
                 #expect(captured.count > 5)
                 #expect(captured.contains { $0.contains("user/profile") })
-                for secret in secrets {
-                    #expect(!captured.contains { $0.contains(secret) }, "a secret reached the log")
+                for (index, secret) in secrets.enumerated() {
+                    let leaks = captured.filter { $0.contains(secret) }.map { $0.replacingOccurrences(of: secret, with: "<SECRET>") }
+                    #expect(leaks.isEmpty, "secret \(index) reached the log: \(leaks)")
+                }
+                // The Authorization header is logged, but only as <redacted>.
+                let authorizationLines = captured.filter { $0.lowercased().contains("authorization: ") }
+                #expect(!authorizationLines.isEmpty)
+                for line in authorizationLines {
+                    let lower = line.lowercased()
+                    var rest = lower[...]
+                    while let range = rest.range(of: "authorization: ") {
+                        #expect(rest[range.upperBound...].hasPrefix("<redacted>"), "an Authorization value reached the log")
+                        rest = rest[range.upperBound...]
+                    }
                 }
                 #expect(fixture.server.statistics.tokenEndpointCalls == 2)
             }

@@ -31,7 +31,7 @@ struct Echo: Decodable, Sendable {
     var authorizationPresent: Bool
 }
 
-struct Profile: Codable, Sendable, Equatable {
+struct UserProfile: Codable, Sendable, Equatable {
     var email: String
     var displayName: String
 }
@@ -42,6 +42,7 @@ struct LoginBody: Encodable, Sendable {
 }
 
 /// A reference server with one user and a PKI minted now, and a way to build clients for it.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 struct APIFixture {
     static let email = "ada@example.com"
     static let password = "correct horse battery staple"
@@ -90,6 +91,7 @@ struct APIFixture {
 }
 
 /// Starts a reference server for one test and stops it afterwards.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 func withAPIFixture<R: Sendable>(
     accessTokenLifetime: Duration = .seconds(300),
     tokenFormat: ReferenceAuthServer.TokenFormat = .jwt,

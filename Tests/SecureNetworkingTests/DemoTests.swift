@@ -7,6 +7,7 @@ import X509
 
 @Suite("securenet demo and serve")
 struct DemoTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Every demo step runs in order and behaves as it should")
     func demoSteps() async {
         let steps = await SecureNetworkingDemo().run()
@@ -22,6 +23,7 @@ struct DemoTests {
         #expect(details[.mutualTLSWithoutCertificate]?.contains("403 client_certificate_required") == true)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("serve writes a CA, pins and a policy file that a pinned client can use, keys 0600")
     func developmentServer() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securenet-serve-\(UUID().uuidString)")
@@ -53,7 +55,7 @@ struct DemoTests {
             try await using(client) { client in
                 struct Login: Encodable, Sendable { var email: String; var password: String }
                 try await client.signIn(.post("auth/login", body: .json(Login(email: summary.email, password: summary.password)), requiresAuthentication: false))
-                let profile = try await client.send(Request<Profile>.get("user/profile"))
+                let profile = try await client.send(Request<UserProfile>.get("user/profile"))
                 #expect(profile.email == summary.email)
                 struct WhoAmI: Decodable, Sendable { var subject: String }
                 let whoami = try await client.send(Request<WhoAmI>.get("mtls/whoami", requiresAuthentication: false))

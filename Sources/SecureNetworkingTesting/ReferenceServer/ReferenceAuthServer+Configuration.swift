@@ -38,6 +38,9 @@ extension ReferenceAuthServer {
         /// Where the server logs; nil (the default) is silent. Passwords and tokens are never
         /// logged.
         public var logger: Logger?
+        /// The port on 127.0.0.1; 0 (the default) picks a free one. The server only ever
+        /// listens on loopback.
+        public var port: Int = 0
 
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///

@@ -115,7 +115,7 @@ public final class ReferenceAuthServer: Sendable {
         let application = Application(
             responder: responder,
             server: try .tls(.http1(), tlsConfiguration: tls),
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)),
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: configuration.port)),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port {
                     portPromise.fulfil(.success(port))
