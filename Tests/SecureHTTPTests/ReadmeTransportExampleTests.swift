@@ -27,7 +27,8 @@ struct ReadmeTransportExampleTests {
 
     @Test func theREADMEShowsThisFilesExample() throws {
         let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        let start = try #require(readme.range(of: "```swift\n"))
+        let marker = try #require(readme.range(of: "The transport on its own"))
+        let start = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
         let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
         let body = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
             .drop(while: { $0.hasPrefix("import") || $0.isEmpty })

@@ -365,3 +365,21 @@ public final class SecureAPIClient: Sendable {
         }
     }
 }
+
+/// Runs `body` with a client and shuts the client's transport down afterwards, however `body` ends.
+///
+/// - Throws: what `body` throws, or the ``APIError`` of ``SecureAPIClient/init(configuration:)``.
+public func withSecureAPIClient<Result: Sendable>(
+    _ configuration: SecureAPIClient.Configuration,
+    _ body: (SecureAPIClient) async throws -> Result
+) async throws -> Result {
+    let client = try SecureAPIClient(configuration: configuration)
+    do {
+        let result = try await body(client)
+        await client.shutdown()
+        return result
+    } catch {
+        await client.shutdown()
+        throw error
+    }
+}

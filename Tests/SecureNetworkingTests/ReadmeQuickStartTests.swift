@@ -1,0 +1,100 @@
+import Foundation
+import SecureNetworking
+import SecureNetworkingTesting
+import Testing
+import X509
+
+/// The README's quick start, verbatim apart from the indentation (the test below checks that the
+/// README still says exactly this).
+struct ReadmeQuickStart {
+    struct Profile: Decodable, Sendable {
+        var email: String
+        var displayName: String  // "display_name" in the JSON
+    }
+
+    struct Login: Encodable, Sendable {
+        var email: String
+        var password: String
+    }
+
+    /// Signs in, then loads the profile over a pinned connection; the tokens live in an encrypted file.
+    func loadProfile(api: URL, policyFile: String, companyRoot: Certificate, email: String, password: String, tokenFolder: URL) async throws -> Profile {
+        var policy = try TransportSecurityPolicy(contentsOfFile: policyFile)  // ATS-style keys and pinnedDomains
+        policy.trustAnchors = .system(adding: [companyRoot])
+        let store = EncryptedFileStore(directory: tokenFolder, keySource: .keyFile(at: tokenFolder.appendingPathComponent("store.key")))
+        let configuration = SecureAPIClient.Configuration(
+            baseURL: api,
+            policy: policy,
+            authentication: .oauth(client: .publicClient(id: "my-app"), store: store)  // refreshes at POST /oauth/token
+        )
+        return try await withSecureAPIClient(configuration) { client in
+            try await client.signIn(.post("auth/login", body: .json(Login(email: email, password: password)), requiresAuthentication: false))
+            // The token is attached, refreshed once when it expires, and a 401 is retried once.
+            // Failures are APIError: .signedOut, .unauthorized, .rateLimited, .transportFailure (pins, policy, TLS), …
+            // and error.userMessage() is a sentence written for users, never the server's text.
+            return try await client.send(Request<Profile>.get("user/profile"))
+        }
+    }
+}
+
+@Suite("README: quick start")
+struct ReadmeQuickStartTests {
+    static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+
+    static func normalised(_ text: some StringProtocol) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: true)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+    }
+
+    @Test func theREADMEShowsThisFilesQuickStart() throws {
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let section = try #require(readme.range(of: "## Quick start"))
+        let start = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let snippet = Self.normalised(readme[start.upperBound..<end.lowerBound]).drop { $0.hasPrefix("import ") }
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        let body = Self.normalised(source)
+        #expect(snippet.count > 15)
+        let joined = snippet.joined(separator: "\n")
+        #expect(body.joined(separator: "\n").contains(joined), "README quick start and ReadmeQuickStart differ")
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func theQuickStartSignsInAndLoadsTheProfileFromThePinnedServer() async throws {
+        let pki = try TestPKI(referenceTime: Date())
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let policyFile = folder.appendingPathComponent("policy.json")
+        let pins = "[\"\(pki.intermediate.pin)\", \"\(pki.root.pin)\"]"
+        try Data(#"{"pinnedDomains": {"localhost": {"pins": \#(pins)}}}"#.utf8).write(to: policyFile)
+        let configuration = ReferenceAuthServer.Configuration(
+            chain: try pki.validChain(),
+            users: [.init(email: "ada@example.com", password: "pa55 w0rd", displayName: "Ada")]
+        )
+        try await withReferenceAuthServer(configuration) { server in
+            let quickStart = ReadmeQuickStart()
+            let profile = try await quickStart.loadProfile(
+                api: server.baseURL, policyFile: policyFile.path, companyRoot: pki.root.certificate,
+                email: "ada@example.com", password: "pa55 w0rd", tokenFolder: folder.appendingPathComponent("tokens")
+            )
+            #expect(profile.email == "ada@example.com")
+            #expect(profile.displayName == "Ada")
+            #expect(server.statistics.loginCalls == 1)
+            #expect(server.calls(to: "/user/profile") == 1)
+
+            do {
+                _ = try await quickStart.loadProfile(
+                    api: server.baseURL, policyFile: policyFile.path, companyRoot: pki.root.certificate,
+                    email: "ada@example.com", password: "wrong", tokenFolder: folder.appendingPathComponent("tokens2")
+                )
+                Issue.record("signed in with a wrong password")
+            } catch let error as APIError {
+                #expect(error.code == .unauthorized)
+                #expect(error.userMessage() == UserMessageCatalog.standardStatusMessages[401])
+            }
+        }
+    }
+}
