@@ -36,13 +36,13 @@ struct DemoWorld: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securenet-demo-\(UUID().uuidString)")
         let store = EncryptedFileStore(directory: directory, keySource: .keyFile(at: directory.appendingPathComponent("store.key")))
         do {
-            let client = try Self.makeClient(
+            let client = try SecureAPIClient(configuration: try Self.configuration(
                 baseURL: server.baseURL,
                 store: store,
                 policy: try Self.pinnedPolicy(pki),
                 clientIdentity: nil,
                 clock: clock
-            )
+            ))
             return DemoWorld(
                 pki: pki,
                 clock: clock,
@@ -90,14 +90,14 @@ struct DemoWorld: Sendable {
         return policy
     }
 
-    /// A client for this server; by default pinned, without a session of its own.
-    func client(
+    /// A client configuration for this server; by default pinned, without a session of its own.
+    func configuration(
         baseURL: URL? = nil,
         store: any SecureStore = InMemoryStore(),
         policy: TransportSecurityPolicy? = nil,
         clientIdentity: ClientIdentity? = nil
-    ) throws -> SecureAPIClient {
-        try Self.makeClient(
+    ) throws -> SecureAPIClient.Configuration {
+        try Self.configuration(
             baseURL: baseURL ?? self.server.baseURL,
             store: store,
             policy: try policy ?? Self.pinnedPolicy(self.pki),
@@ -106,13 +106,13 @@ struct DemoWorld: Sendable {
         )
     }
 
-    private static func makeClient(
+    private static func configuration(
         baseURL: URL,
         store: any SecureStore,
         policy: TransportSecurityPolicy,
         clientIdentity: ClientIdentity?,
         clock: DemoClock
-    ) throws -> SecureAPIClient {
+    ) throws -> SecureAPIClient.Configuration {
         var transport = HTTPTransportConfiguration(policy: policy)
         transport.clientIdentity = clientIdentity
         var configuration = SecureAPIClient.Configuration(
@@ -126,7 +126,7 @@ struct DemoWorld: Sendable {
             )
         )
         configuration.retry = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(50))
-        return try SecureAPIClient(configuration: configuration)
+        return configuration
     }
 
     /// Runs `body` with an intercepting proxy in front of the server.
@@ -144,18 +144,6 @@ struct DemoWorld: Sendable {
             await proxy.shutdown()
             throw error
         }
-    }
-}
-
-/// Runs `body` with `client` and shuts the client down afterwards.
-func using<R: Sendable>(_ client: SecureAPIClient, _ body: (SecureAPIClient) async throws -> R) async throws -> R {
-    do {
-        let result = try await body(client)
-        await client.shutdown()
-        return result
-    } catch {
-        await client.shutdown()
-        throw error
     }
 }
 

@@ -46,7 +46,7 @@ public struct SecureNetworkingDemo: Sendable {
         // 1. Policy: plain http is refused before a byte is sent.
         await results.check(.plainHTTPRefused, "policy refuses plain http") {
             let before = world.server.statistics.requests
-            return try await using(try world.client(baseURL: world.plainURL)) { client in
+            return try await withSecureAPIClient(try world.configuration(baseURL: world.plainURL)) { client in
                 do {
                     _ = try await client.send(Request<EmptyResponse>.get("user/profile", requiresAuthentication: false))
                     return (false, "the http request was sent")
@@ -89,7 +89,7 @@ public struct SecureNetworkingDemo: Sendable {
         // 5. A man in the middle whose CA the device trusts.
         await results.check(.mitmRejected, "MITM proxy rejected by the pins") {
             try await world.withProxy { proxy in
-                try await using(try world.client(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: true))) { client in
+                try await withSecureAPIClient(try world.configuration(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: true))) { client in
                     do {
                         _ = try await client.send(Request<DemoEcho>.get("echo/pinned-probe", requiresAuthentication: false))
                         return (false, "the pinned client accepted the interception certificate")
@@ -103,7 +103,7 @@ public struct SecureNetworkingDemo: Sendable {
         }
         await results.check(.mitmWithoutPins, "why pinning matters: an unpinned client is fooled") {
             try await world.withProxy { proxy in
-                try await using(try world.client(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: false))) { client in
+                try await withSecureAPIClient(try world.configuration(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: false))) { client in
                     let echo = try await client.send(Request<DemoEcho>.get("echo/unpinned-probe", requiresAuthentication: false))
                     let relayed = proxy.interceptedConnections > 0 && echo.method == "GET" && world.server.calls(to: "/echo/unpinned-probe") == 1
                     return (relayed, "without pins the same kind of request went through the proxy, which could read and change it (\(proxy.interceptedConnections) connection intercepted)")
@@ -115,7 +115,7 @@ public struct SecureNetworkingDemo: Sendable {
         await results.check(.mutualTLS, "mTLS with a client certificate") {
             let identity = try world.pki.clientIdentity(commonName: "demo-device")
             let pem = ClientIdentity.pem(certificateChain: identity.pem, privateKey: identity.leafIdentity.privateKeyPEM)
-            return try await using(try world.client(clientIdentity: pem)) { client in
+            return try await withSecureAPIClient(try world.configuration(clientIdentity: pem)) { client in
                 let whoami = try await client.send(Request<DemoWhoAmI>.get("mtls/whoami", requiresAuthentication: false))
                 return (whoami.subject.contains("CN=demo-device"), "GET /mtls/whoami → \(whoami.subject)")
             }

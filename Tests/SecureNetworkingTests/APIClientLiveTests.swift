@@ -15,7 +15,7 @@ struct APIClientLiveTests {
     @Test("Path segments and query items with +, &, =, / and non-ASCII arrive exactly as given")
     func encodingRoundTrip() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let segments = ["a b", "x/y", "1+1=2", "café", "q&a", "%41"]
                 let query = [
                     URLQueryItem(name: "plus", value: "a+b"),
@@ -38,7 +38,7 @@ struct APIClientLiveTests {
     func jsonBodies() async throws {
         struct Note: Codable, Sendable { var displayName: String; var createdAt: Date }
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let note = Note(displayName: "A & B = \"C\"", createdAt: Date(timeIntervalSince1970: 1_767_225_600))
                 let echo = try await client.send(Request<Echo>(.post, path: "echo/notes", body: .json(note), requiresAuthentication: false))
                 #expect(echo.method == "POST")
@@ -78,7 +78,7 @@ struct APIClientLiveTests {
     @Test("Each error status maps to its code with the status, and the server's text stays out")
     func statusMapping() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient(retry: .never)) { client in
+            try await withSecureAPIClient(try fixture.configuration(retry: .never)) { client in
                 let expected: [(Int, APIError.Code)] = [
                     (400, .badRequest), (401, .unauthorized), (403, .forbidden), (404, .notFound), (409, .conflict),
                     (422, .unprocessable), (429, .rateLimited), (418, .clientError), (500, .serverError),
@@ -106,7 +106,7 @@ struct APIClientLiveTests {
         struct Wrong: Decodable, Sendable { var method: Int }
         struct Missing: Decodable, Sendable { var nowhere: String }
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 var xml = Request<Echo>.get("echo/xml", requiresAuthentication: false)
                 xml.acceptedContentTypes = ["application/xml"]
                 let contentType = try #require(await expectAPIError(client, xml))
@@ -129,7 +129,7 @@ struct APIClientLiveTests {
     @Test("The response size limit applies to API answers")
     func sizeLimit() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient(maximumResponseBodySize: 64)) { client in
+            try await withSecureAPIClient(try fixture.configuration(maximumResponseBodySize: 64)) { client in
                 let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/a-path-long-enough", requiresAuthentication: false)))
                 #expect(error.code == .transportFailure)
                 #expect(error.transportError?.code == .responseTooLarge)
@@ -143,7 +143,7 @@ struct APIClientLiveTests {
     @Test("An idempotent GET is retried after 503 with Retry-After: 1, waiting at least that long")
     func retryAfter() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let clock = ContinuousClock()
                 let start = clock.now
                 let response = try await client.response(
@@ -162,7 +162,7 @@ struct APIClientLiveTests {
     @Test("A POST is not retried after 503; the same POST marked idempotent is")
     func noRetryOfPost() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let query = [URLQueryItem(name: "failures", value: "1"), URLQueryItem(name: "status", value: "503")]
                 var post = Request<[String: Int]>(.post, path: "flaky/post-once", query: query, body: .json(["n": 1]), requiresAuthentication: false)
                 let error = try #require(await expectAPIError(client, post))
@@ -183,7 +183,7 @@ struct APIClientLiveTests {
     @Test("Retries stop at the maximum attempts, and a Retry-After beyond the cap is not waited for")
     func retryCaps() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let always = Request<[String: Int]>.get("flaky/always", query: [.init(name: "failures", value: "10"), .init(name: "status", value: "502")], requiresAuthentication: false)
                 let error = try #require(await expectAPIError(client, always))
                 #expect(error.status == 502)
@@ -211,7 +211,7 @@ struct APIClientLiveTests {
             // port after shutting a second server down.
             let closedPort = try await withReferenceAuthServer(.init(chain: try fixture.pki.validChain())) { $0.port }
             let base = try #require(URL(string: "https://localhost:\(closedPort)/"))
-            try await using(try fixture.makeClient(interceptors: [Counting(attempts: attempts)], baseURL: base)) { client in
+            try await withSecureAPIClient(try fixture.configuration(interceptors: [Counting(attempts: attempts)], baseURL: base)) { client in
                 let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/x", requiresAuthentication: false)))
                 #expect(error.code == .transportFailure)
                 #expect(error.transportError?.code == .connectFailed)
@@ -233,7 +233,7 @@ struct APIClientLiveTests {
             }
         }
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient(interceptors: [Hooks()])) { client in
+            try await withSecureAPIClient(try fixture.configuration(interceptors: [Hooks()])) { client in
                 let echo = try await client.send(Request<Echo>(.post, path: "echo/adapted", body: .json(["a": 1]), requiresAuthentication: false))
                 #expect(echo.contentType == "application/vnd.test+json")
 
@@ -247,13 +247,35 @@ struct APIClientLiveTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("Cancelling the task cancels the request in flight with a cancelled error")
+    func cancellation() async throws {
+        try await withAPIFixture { fixture in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
+                let task = Task { () async throws -> [String: Int] in
+                    try await client.send(Request<[String: Int]>.get("slow", query: [.init(name: "ms", value: "5000")], requiresAuthentication: false))
+                }
+                while fixture.server.calls(to: "/slow") == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                let clock = ContinuousClock()
+                let start = clock.now
+                task.cancel()
+                let result = await task.result
+                #expect(clock.now - start < .seconds(4))
+                switch result {
+                case .success: Issue.record("the cancelled request finished")
+                case .failure(let error): #expect((error as? APIError)?.code == .cancelled)
+                }
+            }
+        }
+    }
+
     // MARK: Tokens
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Sign in, fetch and update the profile; the token is sent and never echoed")
     func signInAndProfile() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let bundle = try await client.signIn(fixture.loginRequest)
                 #expect(bundle.refreshToken != nil)
                 #expect(await client.tokens?.isSignedIn == true)
@@ -276,7 +298,7 @@ struct APIClientLiveTests {
     @Test("Wrong password: 401 without a refresh attempt, and no session")
     func wrongPassword() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let login = Request<TokenResponse>.post("auth/login", body: .json(LoginBody(email: APIFixture.email, password: "wrong")), requiresAuthentication: false)
                 do {
                     try await client.signIn(login)
@@ -297,7 +319,7 @@ struct APIClientLiveTests {
     @Test("A 401 to the current token → one refresh → one retry that succeeds")
     func unauthorizedThenRefresh() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 try await client.signIn(fixture.loginRequest)
                 // The server's clock runs ahead: it sees the token as expired, the client does not.
                 fixture.serverClock.advance(seconds: 301)
@@ -314,7 +336,7 @@ struct APIClientLiveTests {
     @Test("A second 401 after the refresh is the server's final answer")
     func secondUnauthorizedIsFinal() async throws {
         try await withAPIFixture { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 try await client.signIn(fixture.loginRequest)
                 let error = try #require(await expectAPIError(client, Request<Echo>.get("status/401")))
                 #expect(error.code == .unauthorized)
@@ -329,7 +351,7 @@ struct APIClientLiveTests {
     @Test("50 concurrent requests with an expired token cause exactly one refresh")
     func concurrentRefresh() async throws {
         try await withAPIFixture(accessTokenLifetime: .seconds(60)) { fixture in
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 try await client.signIn(fixture.loginRequest)
                 fixture.serverClock.advance(seconds: 120)
                 fixture.clientClock.advance(seconds: 120)
@@ -352,7 +374,7 @@ struct APIClientLiveTests {
     func refreshTokenReuse() async throws {
         try await withAPIFixture(tokenFormat: .opaque) { fixture in
             let store = InMemoryStore()
-            try await using(try fixture.makeClient(store: store)) { client in
+            try await withSecureAPIClient(try fixture.configuration(store: store)) { client in
                 let bundle = try await client.signIn(fixture.loginRequest)
                 // An attacker who stole the refresh token uses it first.
                 let stolen = try #require(bundle.refreshToken)
@@ -392,7 +414,7 @@ struct APIClientLiveTests {
                 try HostPattern("localhost"),
                 to: try PinSet(pins: [fixture.pki.untrustedRoot.pin, fixture.pki.interceptionCA.pin])
             )
-            try await using(try fixture.makeClient(policy: pinned)) { client in
+            try await withSecureAPIClient(try fixture.configuration(policy: pinned)) { client in
                 let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/pinned", requiresAuthentication: false)))
                 #expect(error.code == .transportFailure)
                 #expect(error.transportError?.serverTrustError?.code == .pinMismatch)
@@ -400,7 +422,7 @@ struct APIClientLiveTests {
                 #expect(fixture.server.calls(to: "/echo/pinned") == 0)
             }
             let plain = try #require(URL(string: "http://localhost:\(fixture.server.port)/"))
-            try await using(try fixture.makeClient(baseURL: plain)) { client in
+            try await withSecureAPIClient(try fixture.configuration(baseURL: plain)) { client in
                 let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/plain", requiresAuthentication: false)))
                 #expect(error.transportError?.code == .policyViolation)
             }
@@ -414,11 +436,11 @@ struct APIClientLiveTests {
         try await withAPIFixture { fixture in
             let identity = try fixture.pki.clientIdentity(commonName: "demo-device")
             let pem = ClientIdentity.pem(certificateChain: identity.pem, privateKey: identity.leafIdentity.privateKeyPEM)
-            try await using(try fixture.makeClient(clientIdentity: pem)) { client in
+            try await withSecureAPIClient(try fixture.configuration(clientIdentity: pem)) { client in
                 let whoami = try await client.send(Request<WhoAmI>.get("mtls/whoami", requiresAuthentication: false))
                 #expect(whoami.subject.contains("CN=demo-device"))
             }
-            try await using(try fixture.makeClient()) { client in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
                 let error = try #require(await expectAPIError(client, Request<WhoAmI>.get("mtls/whoami", requiresAuthentication: false)))
                 #expect(error.code == .forbidden)
                 #expect(error.serverErrorCode == "client_certificate_required")
@@ -435,7 +457,7 @@ struct APIClientLiveTests {
         var logger = Logger(label: "test", factory: { _ in CapturingLogHandler(lines: lines) })
         logger.logLevel = .trace
         try await withAPIFixture(tokenFormat: .opaque) { fixture in
-            try await using(try fixture.makeClient(logger: logger)) { client in
+            try await withSecureAPIClient(try fixture.configuration(logger: logger)) { client in
                 let bundle = try await client.signIn(fixture.loginRequest)
                 _ = try await client.send(Request<UserProfile>.get("user/profile"))
                 fixture.serverClock.advance(seconds: 301)

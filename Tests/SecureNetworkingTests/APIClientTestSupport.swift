@@ -60,8 +60,8 @@ struct APIFixture {
         TransportSecurityPolicy(trustAnchors: self.pki.trustAnchors)
     }
 
-    /// A client for the server, with an OAuth token manager on an in-memory store.
-    func makeClient(
+    /// A client configuration for the server, with an OAuth token manager on an in-memory store.
+    func configuration(
         policy: TransportSecurityPolicy? = nil,
         store: any SecureStore = InMemoryStore(),
         retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(200)),
@@ -71,7 +71,7 @@ struct APIFixture {
         tokens: TokenManager.Configuration = TokenManager.Configuration(),
         logger: Logger? = nil,
         baseURL: URL? = nil
-    ) throws -> SecureAPIClient {
+    ) throws -> SecureAPIClient.Configuration {
         var transport = HTTPTransportConfiguration(policy: policy ?? self.policy)
         transport.clientIdentity = clientIdentity
         transport.logger = logger
@@ -86,7 +86,7 @@ struct APIFixture {
         )
         configuration.retry = retry
         configuration.interceptors = interceptors
-        return try SecureAPIClient(configuration: configuration)
+        return configuration
     }
 }
 
@@ -110,18 +110,6 @@ func withAPIFixture<R: Sendable>(
     configuration.now = { serverClock.now }
     return try await withReferenceAuthServer(configuration) { server in
         try await body(APIFixture(pki: pki, server: server, serverClock: serverClock, clientClock: clientClock))
-    }
-}
-
-/// Runs `body` on a client and shuts the client down afterwards.
-func using<R: Sendable>(_ client: SecureAPIClient, _ body: (SecureAPIClient) async throws -> R) async throws -> R {
-    do {
-        let result = try await body(client)
-        await client.shutdown()
-        return result
-    } catch {
-        await client.shutdown()
-        throw error
     }
 }
 

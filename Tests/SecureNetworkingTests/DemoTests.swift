@@ -44,15 +44,13 @@ struct DemoTests {
             let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
             #expect(directoryMode == 0o700)
 
-            let client = try SecureAPIClient(
-                configuration: .init(
-                    baseURL: summary.url,
-                    policy: policy,
-                    clientIdentity: .pem(certificateChain: clientPEM, privateKey: keyPEM),
-                    authentication: .oauth(client: .publicClient(id: "dev"), store: InMemoryStore())
-                )
+            let configuration = SecureAPIClient.Configuration(
+                baseURL: summary.url,
+                policy: policy,
+                clientIdentity: .pem(certificateChain: clientPEM, privateKey: keyPEM),
+                authentication: .oauth(client: .publicClient(id: "dev"), store: InMemoryStore())
             )
-            try await using(client) { client in
+            try await withSecureAPIClient(configuration) { client in
                 struct Login: Encodable, Sendable { var email: String; var password: String }
                 try await client.signIn(.post("auth/login", body: .json(Login(email: summary.email, password: summary.password)), requiresAuthentication: false))
                 let profile = try await client.send(Request<UserProfile>.get("user/profile"))
