@@ -322,7 +322,7 @@ struct APIClientLiveTests {
             try await withSecureAPIClient(try fixture.configuration()) { client in
                 try await client.signIn(fixture.loginRequest)
                 // The server's clock runs ahead: it sees the token as expired, the client does not.
-                fixture.serverClock.advance(seconds: 301)
+                fixture.serverClock.advance(301)
                 let response = try await client.response(for: Request<UserProfile>.get("user/profile"))
                 #expect(response.value.email == APIFixture.email)
                 #expect(response.attempts == 2)
@@ -353,8 +353,8 @@ struct APIClientLiveTests {
         try await withAPIFixture(accessTokenLifetime: .seconds(60)) { fixture in
             try await withSecureAPIClient(try fixture.configuration()) { client in
                 try await client.signIn(fixture.loginRequest)
-                fixture.serverClock.advance(seconds: 120)
-                fixture.clientClock.advance(seconds: 120)
+                fixture.serverClock.advance(120)
+                fixture.clientClock.advance(120)
                 let emails = try await withThrowingTaskGroup(of: String.self) { group in
                     for _ in 0..<50 {
                         group.addTask { try await client.send(Request<UserProfile>.get("user/profile")).email }
@@ -385,8 +385,8 @@ struct APIClientLiveTests {
                 )
                 let attackerTokens = try await attacker.refresh(using: stolen)
                 // Later the app refreshes with the same (now spent) token.
-                fixture.serverClock.advance(seconds: 400)
-                fixture.clientClock.advance(seconds: 400)
+                fixture.serverClock.advance(400)
+                fixture.clientClock.advance(400)
                 let error = try #require(await expectAPIError(client, Request<UserProfile>.get("user/profile")))
                 #expect(error.code == .signedOut)
                 #expect(error.authenticationError?.code == .invalidGrant)
@@ -460,10 +460,10 @@ struct APIClientLiveTests {
             try await withSecureAPIClient(try fixture.configuration(logger: logger)) { client in
                 let bundle = try await client.signIn(fixture.loginRequest)
                 _ = try await client.send(Request<UserProfile>.get("user/profile"))
-                fixture.serverClock.advance(seconds: 301)
+                fixture.serverClock.advance(301)
                 _ = try await client.send(Request<UserProfile>.get("user/profile"))  // 401 → refresh → retry
-                fixture.clientClock.advance(seconds: 400)
-                fixture.serverClock.advance(seconds: 400)
+                fixture.clientClock.advance(400)
+                fixture.serverClock.advance(400)
                 _ = try await client.send(Request<UserProfile>.patch("user/profile", body: .json(["display_name": "Ada"])))
                 let current = try #require(await client.tokens?.currentBundle())
                 let secrets = [bundle.accessToken, try #require(bundle.refreshToken), current.accessToken, try #require(current.refreshToken), APIFixture.password]

@@ -5,20 +5,6 @@ import SecureNetworking
 import SecureNetworkingTesting
 import Testing
 
-/// A clock tests move by hand; the server and the client's token manager can share one or each
-/// have their own (to make them disagree, as a skewed device clock would).
-final class ManualClock: Sendable {
-    private let date: NIOLockedValueBox<Date>
-
-    init(_ start: Date = Date()) { self.date = NIOLockedValueBox(start) }
-
-    var now: Date { self.date.withLockedValue { $0 } }
-
-    func advance(seconds: TimeInterval) {
-        self.date.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
-    }
-}
-
 /// What the echo route answers.
 struct Echo: Decodable, Sendable {
     var method: String
@@ -49,8 +35,8 @@ struct APIFixture {
 
     let pki: TestPKI
     let server: ReferenceAuthServer
-    let serverClock: ManualClock
-    let clientClock: ManualClock
+    let serverClock: ReferenceTestClock
+    let clientClock: ReferenceTestClock
 
     var loginRequest: Request<TokenResponse> {
         .post("auth/login", body: .json(LoginBody(email: Self.email, password: Self.password)), requiresAuthentication: false)
@@ -98,8 +84,8 @@ func withAPIFixture<R: Sendable>(
     _ body: (APIFixture) async throws -> R
 ) async throws -> R {
     let pki = try TestPKI(referenceTime: Date())
-    let serverClock = ManualClock()
-    let clientClock = ManualClock(serverClock.now)
+    let serverClock = ReferenceTestClock(Date())
+    let clientClock = ReferenceTestClock(serverClock.now)
     var configuration = ReferenceAuthServer.Configuration(
         chain: try pki.validChain(),
         clientCertificateIssuers: [pki.clientCA],
