@@ -83,11 +83,11 @@ struct APIClientUnitTests {
 
     @Test("Only a short identifier is taken from an error body, never prose")
     func serverErrorCodes() {
-        #expect(APIError.serverErrorCode(in: Data(#"{"error":"validation_failed","message":"SQL said no"}"#.utf8)) == "validation_failed")
-        #expect(APIError.serverErrorCode(in: Data(#"{"error":"Stack trace: at line 4"}"#.utf8)) == nil)
-        #expect(APIError.serverErrorCode(in: Data(#"{"code":"E.42-x"}"#.utf8)) == "E.42-x")
-        #expect(APIError.serverErrorCode(in: Data("<html>oops</html>".utf8)) == nil)
-        #expect(APIError.serverErrorCode(in: Data()) == nil)
+        #expect(UserMessageCatalog.serverCode(in: Data(#"{"error":"validation_failed","message":"SQL said no"}"#.utf8)) == "validation_failed")
+        #expect(UserMessageCatalog.serverCode(in: Data(#"{"error":"Stack trace: at line 4"}"#.utf8)) == nil)
+        #expect(UserMessageCatalog.serverCode(in: Data(#"{"code":"E.42-x"}"#.utf8)) == "E.42-x")
+        #expect(UserMessageCatalog.serverCode(in: Data("<html>oops</html>".utf8)) == nil)
+        #expect(UserMessageCatalog.serverCode(in: Data()) == nil)
     }
 
     @Test("The user message comes from the catalog, not the server")

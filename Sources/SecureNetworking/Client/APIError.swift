@@ -68,8 +68,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public let status: Int?
     /// A description written by the library; it names what failed, never a secret.
     public let message: String
-    /// The error code of a JSON error body (`error`, `code` or `error_code`), when it is a
-    /// short identifier (letters, digits, `_`, `-`, `.`; at most 64 characters).
+    /// The error code of a JSON error body (`code`, `error` or `error_code`), when it is a
+    /// short identifier (letters, digits, `_`, `-`, `.`; at most 64 characters); the same code
+    /// ``UserMessageCatalog`` looks up.
     public let serverErrorCode: String?
     /// How long the server asked the client to wait (`Retry-After`), if it said.
     public let retryAfter: Duration?
@@ -163,21 +164,5 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
             return APIError(.cancelled, "the request was cancelled", transportError: error)
         }
         return APIError(.transportFailure, "the request failed in the transport: \(error.code)", transportError: error)
-    }
-
-    /// Reads a short error code from a JSON error body, or nil.
-    static func serverErrorCode(in body: Data) -> String? {
-        guard !body.isEmpty, body.count <= 64 * 1024,
-            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-        else { return nil }
-        for key in ["error", "code", "error_code"] {
-            guard let code = object[key] as? String, (1...64).contains(code.utf8.count) else { continue }
-            let allowed = code.utf8.allSatisfy { byte in
-                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-            }
-            if allowed { return code }
-        }
-        return nil
     }
 }

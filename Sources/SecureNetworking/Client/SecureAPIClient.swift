@@ -99,8 +99,8 @@ public final class SecureAPIClient: Sendable {
     public func response<Response>(for request: Request<Response>) async throws(APIError) -> APIResponse<Response> {
         let prepared = try self.prepare(request)
         var token: String?
-        if request.requiresAuthentication {
-            token = try await self.accessToken()
+        if request.requiresAuthentication, let tokens = self.tokens {  // prepare() refused the request when tokens is nil
+            token = try await Self.accessToken(from: tokens)
         }
         var attempt = 1
         var refreshedAfter401 = false
@@ -247,10 +247,7 @@ public final class SecureAPIClient: Sendable {
         }
     }
 
-    private func accessToken() async throws(APIError) -> String {
-        guard let tokens = self.tokens else {
-            throw APIError(.invalidRequest, "the request requires authentication but the client has none configured")
-        }
+    private static func accessToken(from tokens: TokenManager) async throws(APIError) -> String {
         do {
             return try await tokens.validAccessToken()
         } catch {
@@ -285,7 +282,7 @@ public final class SecureAPIClient: Sendable {
             code,
             "the server answered \(status)",
             status: status,
-            serverErrorCode: APIError.serverErrorCode(in: response.body),
+            serverErrorCode: UserMessageCatalog.serverCode(in: response.body),
             retryAfter: retryAfter
         )
     }

@@ -53,13 +53,20 @@ public struct UserMessageCatalog: Sendable {
         return self.fallback
     }
 
-    /// The error code of a JSON error body, if it has one.
+    /// The error code of a JSON error body (`code`, `error` or `error_code`, the first that is a
+    /// short identifier: letters, digits, `_`, `-`, `.`; at most 64 characters), or nil. Prose
+    /// is never taken for a code.
     static func serverCode(in body: Data?) -> String? {
-        guard let body, body.count <= 64 * 1024,
+        guard let body, !body.isEmpty, body.count <= 64 * 1024,
             let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
         else { return nil }
         for key in ["code", "error", "error_code"] {
-            if let code = object[key] as? String, code.count <= 100 { return code }
+            guard let code = object[key] as? String, (1...64).contains(code.utf8.count) else { continue }
+            let isIdentifier = code.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            }
+            if isIdentifier { return code }
         }
         return nil
     }
