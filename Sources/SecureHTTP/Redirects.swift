@@ -32,11 +32,14 @@ struct RedirectHop: Sendable {
 struct RedirectRules: Sendable {
     let policy: RedirectPolicy
     private(set) var followed = 0
+    /// The hops visited so far, as method and URL. The first hop's key is only written when a
+    /// redirect actually happens, so a plain request builds no string for it.
     private var visited: Set<String> = []
+    private var first: RedirectHop?
 
     init(policy: RedirectPolicy, first: RedirectHop) {
         self.policy = policy
-        self.visited.insert(Self.visitKey(first))
+        self.first = first
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -67,6 +70,10 @@ struct RedirectRules: Sendable {
             throw SecureHTTPError(.tooManyRedirects, "more than \(self.policy.maximum) redirects")
         }
 
+        if let first = self.first {
+            self.visited.insert(Self.visitKey(first))
+            self.first = nil
+        }
         var request = hop.request
         var body = hop.body
         let status = response.status.code

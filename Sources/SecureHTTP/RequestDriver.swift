@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
 import Logging
+import NIOConcurrencyHelpers
 import ServerTrust
 
 /// One hop, ready for a transport to send: the policy has accepted its URL and its header
@@ -10,7 +11,33 @@ struct PreparedHop: Sendable {
     var request: HTTPRequest
     var url: URL
     var body: Data?
+    var origin: Origin
     var requirements: ConnectionRequirements
+}
+
+/// The policy's answer per scheme and authority. ``TransportSecurityPolicy/requirements(for:)``
+/// depends on the scheme, host and port alone, and the policy of a transport never changes, so
+/// a request to an origin seen before skips the exception and pin lookups. Refusals are not
+/// kept (they are rare and must stay exact); the table is bounded.
+final class RequirementsMemo: Sendable {
+    struct Key: Hashable, Sendable {
+        let scheme: String
+        let authority: String
+    }
+
+    private let table = NIOLockedValueBox<[Key: (Origin, ConnectionRequirements)]>([:])
+    private let capacity = 64
+
+    func lookup(_ key: Key) -> (Origin, ConnectionRequirements)? {
+        self.table.withLockedValue { $0[key] }
+    }
+
+    func insert(_ value: (Origin, ConnectionRequirements), for key: Key) {
+        self.table.withLockedValue { table in
+            if table.count >= self.capacity { table.removeAll(keepingCapacity: true) }
+            table[key] = value
+        }
+    }
 }
 
 /// What every transport does around the wire: policy first, header checks, redirects, the
@@ -19,6 +46,7 @@ struct PreparedHop: Sendable {
 struct RequestDriver: Sendable {
     let configuration: HTTPTransportConfiguration
     let logger: Logger
+    private let memo = RequirementsMemo()
 
     init(configuration: HTTPTransportConfiguration) {
         self.configuration = configuration
@@ -67,6 +95,40 @@ struct RequestDriver: Sendable {
         }
     }
 
+    /// Sends `request` like ``send(_:body:exchange:)``, for a transport whose exchange enforces
+    /// the deadline it is given (waiting for a connection, connecting, the handshake and the
+    /// exchange itself) and fails with `deadlineExceeded` once it passes.
+    ///
+    /// This path starts no task and arms no timer of its own, which matters on every request of
+    /// a keep-alive connection: the task group of the generic path costs more thread wake-ups
+    /// than the exchange.
+    func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        exchangeWithinDeadline exchange: @escaping @Sendable (PreparedHop, ContinuousClock.Instant) async throws(SecureHTTPError) -> (HTTPResponse, Data)
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        if Task.isCancelled {
+            throw SecureHTTPError(.cancelled, "the request was cancelled before it started")
+        }
+        let timeout = self.configuration.timeouts.request
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        do {
+            return try await self.followRedirects(request, body: body) { hop throws(SecureHTTPError) in
+                if ContinuousClock.now >= deadline {
+                    throw SecureHTTPError(.deadlineExceeded, "the request did not complete within \(timeout)")
+                }
+                return try await exchange(hop, deadline)
+            }
+        } catch {
+            if error.code == .deadlineExceeded || (error.code == .cancelled && !Task.isCancelled && ContinuousClock.now >= deadline) {
+                self.logger.debug("request failed: deadline of \(timeout) exceeded")
+                throw SecureHTTPError(.deadlineExceeded, "the request did not complete within \(timeout)")
+            }
+            self.logger.debug("request failed: \(error)")
+            throw error
+        }
+    }
+
     private func followRedirects(
         _ request: HTTPRequest,
         body: Data?,
@@ -101,16 +163,29 @@ struct RequestDriver: Sendable {
 
     /// Applies the policy and the header rules to one hop, before any byte is sent.
     func prepare(_ hop: RedirectHop) throws(SecureHTTPError) -> PreparedHop {
+        let origin: Origin
         let requirements: ConnectionRequirements
-        do {
-            requirements = try self.configuration.policy.requirements(for: hop.url)
-        } catch {
-            throw SecureHTTPError.policy(error)
+        let memoKey = hop.request.scheme.flatMap { scheme in
+            hop.request.authority.map { RequirementsMemo.Key(scheme: scheme, authority: $0) }
+        }
+        if let memoKey, let known = self.memo.lookup(memoKey) {
+            (origin, requirements) = known
+        } else {
+            do {
+                requirements = try self.configuration.policy.requirements(for: hop.url)
+            } catch {
+                throw SecureHTTPError.policy(error)
+            }
+            guard let parsed = Origin(hop.url) else {
+                throw SecureHTTPError(.invalidRequest, "the request URL has no host")
+            }
+            origin = parsed
+            if let memoKey { self.memo.insert((origin, requirements), for: memoKey) }
         }
         for field in hop.request.headerFields where !HTTPField.isValidValue(field.value) {
             throw SecureHTTPError(.invalidHeaderValue, "the value of \(field.name) contains a character HTTP forbids")
         }
-        return PreparedHop(request: hop.request, url: hop.url, body: hop.body, requirements: requirements)
+        return PreparedHop(request: hop.request, url: hop.url, body: hop.body, origin: origin, requirements: requirements)
     }
 }
 

@@ -1,7 +1,7 @@
 /// The pool's bookkeeping without I/O (AsyncHTTPClient's idea: a state machine that returns
 /// actions, tested on its own). Per key it tracks idle and leased connections, connections
 /// being opened, and requests waiting for capacity.
-struct ConnectionPoolStateMachine<Key: Hashable, ConnectionID: Hashable, WaiterID: Hashable> {
+struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashable & Sendable, WaiterID: Hashable & Sendable>: Sendable {
     enum LeaseAction: Equatable {
         /// Use this idle connection.
         case use(ConnectionID)
@@ -31,7 +31,7 @@ struct ConnectionPoolStateMachine<Key: Hashable, ConnectionID: Hashable, WaiterI
         case handOver(ConnectionID, to: WaiterID)
     }
 
-    private struct Entry {
+    private struct Entry: Sendable {
         var idle: [ConnectionID] = []
         var leased: Set<ConnectionID> = []
         var connecting = 0
@@ -52,68 +52,77 @@ struct ConnectionPoolStateMachine<Key: Hashable, ConnectionID: Hashable, WaiterI
     /// A request wants a connection for `key`.
     mutating func lease(_ key: Key, waiter: WaiterID) -> LeaseAction {
         if self.isShutDown { return .fail }
-        var entry = self.entries[key, default: Entry()]
-        defer { self.entries[key] = entry }
-        if let id = entry.idle.popLast() {
-            entry.leased.insert(id)
-            return .use(id)
+        let maximum = self.maximumPerKey
+        return self.update(key) { entry in
+            if let id = entry.idle.popLast() {
+                entry.leased.insert(id)
+                return .use(id)
+            }
+            if entry.open < maximum {
+                entry.connecting += 1
+                return .connect
+            }
+            entry.waiters.append(waiter)
+            return .wait
         }
-        if entry.open < self.maximumPerKey {
-            entry.connecting += 1
-            return .connect
-        }
-        entry.waiters.append(waiter)
-        return .wait
     }
 
     /// A connection opened for a `.connect` action; it is leased by whoever asked.
     mutating func connected(_ key: Key, _ id: ConnectionID) {
-        self.entries[key, default: Entry()].connecting -= 1
-        self.entries[key, default: Entry()].leased.insert(id)
+        self.update(key) { entry in
+            entry.connecting -= 1
+            entry.leased.insert(id)
+        }
     }
 
     /// Opening a connection failed; its capacity goes to the first waiter, if any.
     mutating func connectFailed(_ key: Key) -> WakeAction {
-        guard var entry = self.entries[key] else { return .none }
-        entry.connecting -= 1
-        let action = self.wake(&entry)
-        self.store(entry, for: key)
-        return action
+        guard self.entries[key] != nil else { return .none }
+        let (isShutDown, maximum) = (self.isShutDown, self.maximumPerKey)
+        return self.update(key) { entry in
+            entry.connecting -= 1
+            return Self.wake(&entry, isShutDown: isShutDown, maximumPerKey: maximum)
+        }
     }
 
     /// A leased connection is given back.
     mutating func release(_ key: Key, _ id: ConnectionID, reusable: Bool) -> ReleaseAction {
-        guard var entry = self.entries[key], entry.leased.remove(id) != nil else {
+        guard self.entries[key]?.leased.contains(id) == true else {
             return .close(id, then: .none)
         }
-        defer { self.store(entry, for: key) }
-        if reusable && !self.isShutDown {
-            if !entry.waiters.isEmpty {
-                let waiter = entry.waiters.removeFirst()
-                entry.leased.insert(id)
-                return .handOver(id, to: waiter)
+        let (isShutDown, maximum) = (self.isShutDown, self.maximumPerKey)
+        return self.update(key) { entry in
+            entry.leased.remove(id)
+            if reusable && !isShutDown {
+                if !entry.waiters.isEmpty {
+                    let waiter = entry.waiters.removeFirst()
+                    entry.leased.insert(id)
+                    return .handOver(id, to: waiter)
+                }
+                entry.idle.append(id)
+                return .park(id)
             }
-            entry.idle.append(id)
-            return .park(id)
+            return .close(id, then: Self.wake(&entry, isShutDown: isShutDown, maximumPerKey: maximum))
         }
-        return .close(id, then: self.wake(&entry))
     }
 
     /// An idle connection timed out or was closed by the server. Returns whether it was idle
     /// (and is now forgotten); a leased one is left to its `release`.
     mutating func idleConnectionGone(_ key: Key, _ id: ConnectionID) -> (wasIdle: Bool, then: WakeAction) {
-        guard var entry = self.entries[key], let index = entry.idle.firstIndex(of: id) else { return (false, .none) }
-        entry.idle.remove(at: index)
-        let action = self.wake(&entry)
-        self.store(entry, for: key)
-        return (true, action)
+        guard self.entries[key]?.idle.contains(id) == true else { return (false, .none) }
+        let (isShutDown, maximum) = (self.isShutDown, self.maximumPerKey)
+        return self.update(key) { entry in
+            entry.idle.removeAll { $0 == id }
+            return (true, Self.wake(&entry, isShutDown: isShutDown, maximumPerKey: maximum))
+        }
     }
 
     /// A waiting request was cancelled. Returns whether it was still waiting.
     mutating func cancelWaiter(_ key: Key, _ waiter: WaiterID) -> Bool {
-        guard var entry = self.entries[key], let index = entry.waiters.firstIndex(of: waiter) else { return false }
-        entry.waiters.remove(at: index)
-        self.store(entry, for: key)
+        guard self.entries[key]?.waiters.contains(waiter) == true else { return false }
+        self.update(key) { entry in
+            entry.waiters.removeAll { $0 == waiter }
+        }
         return true
     }
 
@@ -122,13 +131,13 @@ struct ConnectionPoolStateMachine<Key: Hashable, ConnectionID: Hashable, WaiterI
         self.isShutDown = true
         var close: [ConnectionID] = []
         var fail: [WaiterID] = []
-        for (key, entry) in self.entries {
-            close += entry.idle
-            fail += entry.waiters
-            var remaining = entry
-            remaining.idle = []
-            remaining.waiters = []
-            self.store(remaining, for: key)
+        for key in Array(self.entries.keys) {
+            self.update(key) { entry in
+                close += entry.idle
+                fail += entry.waiters
+                entry.idle = []
+                entry.waiters = []
+            }
         }
         return (close, fail)
     }
@@ -139,18 +148,24 @@ struct ConnectionPoolStateMachine<Key: Hashable, ConnectionID: Hashable, WaiterI
         return (entry.idle.count, entry.leased.count, entry.connecting, entry.waiters.count)
     }
 
-    private func wake(_ entry: inout Entry) -> WakeAction {
-        guard !self.isShutDown, !entry.waiters.isEmpty else { return .none }
+    private static func wake(_ entry: inout Entry, isShutDown: Bool, maximumPerKey: Int) -> WakeAction {
+        guard !isShutDown, !entry.waiters.isEmpty else { return .none }
         if let id = entry.idle.popLast() {
             entry.leased.insert(id)
             return .handOver(id, to: entry.waiters.removeFirst())
         }
-        guard entry.open < self.maximumPerKey else { return .none }
+        guard entry.open < maximumPerKey else { return .none }
         entry.connecting += 1
         return .connect(for: entry.waiters.removeFirst())
     }
 
-    private mutating func store(_ entry: Entry, for key: Key) {
-        self.entries[key] = entry.isEmpty ? nil : entry
+    /// Runs `body` on the entry for `key` in place (no copy of its sets), then forgets the
+    /// entry if nothing is left in it.
+    @discardableResult
+    private mutating func update<Result>(_ key: Key, _ body: (inout Entry) -> Result) -> Result {
+        let result = body(&self.entries[key, default: Entry()])
+        if self.entries[key]?.isEmpty == true { self.entries[key] = nil }
+        return result
     }
 }
+

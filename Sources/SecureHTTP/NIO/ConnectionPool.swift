@@ -15,9 +15,15 @@ final class TransportCounters: Sendable {
 }
 
 /// Live connections by origin and requirements: keep-alive reuse, a per-key cap with a FIFO
-/// queue, idle timeouts and shutdown. The bookkeeping is ``ConnectionPoolStateMachine``; this
-/// actor performs its actions.
-actor ConnectionPool {
+/// queue and shutdown. The bookkeeping is ``ConnectionPoolStateMachine``; this class performs
+/// its actions.
+///
+/// The state sits behind one lock rather than in an actor: taking an idle connection and giving
+/// it back are short synchronous steps, and an actor hop on each of them costs a thread wake-up
+/// per request. Continuations are resumed and channels closed only after the lock is released.
+/// Idle timeouts are kept by each connection on its event loop (no timer per request): an idle
+/// connection closes itself, and its close future tells the pool.
+final class ConnectionPool: Sendable {
     struct Key: Hashable, Sendable {
         let origin: Origin
         let requirements: ConnectionRequirements
@@ -28,15 +34,55 @@ actor ConnectionPool {
         case connect
     }
 
+    /// A request queued for a connection. It is registered with the state machine and here in
+    /// one critical section; its continuation arrives a moment later, so a grant or a failure
+    /// that comes first is kept until then.
+    private enum Waiter: Sendable {
+        case registered
+        case waiting(CheckedContinuation<Grant, any Error>, deadlineTimer: Task<Void, Never>)
+        case granted(Grant)
+        case failed(SecureHTTPError)
+    }
+
     private typealias Machine = ConnectionPoolStateMachine<Key, HTTP1Connection.ID, Int>
 
-    private var machine: Machine
-    private var connections: [HTTP1Connection.ID: HTTP1Connection] = [:]
-    private var waiters: [Int: CheckedContinuation<Grant, any Error>] = [:]
-    private var idleTimers: [HTTP1Connection.ID: Task<Void, Never>] = [:]
-    private var sslContexts: [ConnectionRequirements: NIOSSLContext] = [:]
-    private var nextID = 0
+    private struct State: Sendable {
+        var machine: Machine
+        var connections: [HTTP1Connection.ID: HTTP1Connection] = [:]
+        var waiters: [Int: Waiter] = [:]
+        var sslContexts: [ConnectionRequirements: NIOSSLContext] = [:]
+        var nextID = 0
 
+        mutating func makeID() -> Int {
+            self.nextID += 1
+            return self.nextID
+        }
+    }
+
+    /// What to do once the lock is released.
+    private struct Effects {
+        var resume: [(CheckedContinuation<Grant, any Error>, Result<Grant, SecureHTTPError>)] = []
+        var cancelTimers: [Task<Void, Never>] = []
+        var close: [HTTP1Connection] = []
+
+        func run() {
+            for timer in self.cancelTimers { timer.cancel() }
+            for connection in self.close { connection.close() }
+            for (continuation, result) in self.resume {
+                continuation.resume(with: result.mapError { $0 as any Error })
+            }
+        }
+    }
+
+    private enum LeaseStep {
+        case use(HTTP1Connection)
+        case retry(Effects)
+        case connect
+        case wait(Int)
+        case fail
+    }
+
+    private let state: NIOLockedValueBox<State>
     private let group: any EventLoopGroup
     private let configuration: HTTPTransportConfiguration
     private let identity: LoadedClientIdentity?
@@ -57,34 +103,50 @@ actor ConnectionPool {
         self.evaluator = ServerTrust(configuration: configuration.serverTrust)
         self.cache = cache
         self.counters = counters
-        self.machine = Machine(maximumPerKey: configuration.maximumConnectionsPerHost)
+        self.state = NIOLockedValueBox(State(machine: Machine(maximumPerKey: configuration.maximumConnectionsPerHost)))
     }
 
-    /// A connection for `key`: an idle one, a new one, or one handed over after waiting.
-    /// `isFresh` tells whether it was opened for this request.
-    func lease(_ key: Key) async throws(SecureHTTPError) -> (connection: HTTP1Connection, isFresh: Bool) {
+    /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
+    /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
+    func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: HTTP1Connection, isFresh: Bool) {
         while true {
-            let waiter = self.makeID()
-            switch self.machine.lease(key, waiter: waiter) {
-            case .use(let id):
-                self.idleTimers.removeValue(forKey: id)?.cancel()
-                guard let connection = self.connections[id], connection.isActive else {
-                    self.release(id: id, key: key, reusable: false)
-                    continue
+            let step = self.state.withLockedValue { state -> LeaseStep in
+                let waiter = state.makeID()
+                switch state.machine.lease(key, waiter: waiter) {
+                case .use(let id):
+                    if let connection = state.connections[id], connection.isActive {
+                        return .use(connection)
+                    }
+                    var effects = Effects()
+                    Self.release(&state, id: id, key: key, reusable: false, &effects)
+                    return .retry(effects)
+                case .connect:
+                    return .connect
+                case .wait:
+                    state.waiters[waiter] = .registered
+                    return .wait(waiter)
+                case .fail:
+                    return .fail
                 }
+            }
+            switch step {
+            case .use(let connection):
                 return (connection, false)
+            case .retry(let effects):
+                effects.run()
+                continue
             case .connect:
-                return (try await self.open(key), true)
-            case .wait:
-                switch try await self.wait(waiter, key: key) {
+                return (try await self.open(key, deadline: deadline), true)
+            case .wait(let waiter):
+                switch try await self.wait(waiter, key: key, deadline: deadline) {
                 case .connection(let connection):
                     guard connection.isActive else {
-                        self.release(id: connection.id, key: key, reusable: false)
+                        self.release(connection, key: key, reusable: false)
                         continue
                     }
                     return (connection, false)
                 case .connect:
-                    return (try await self.open(key), true)
+                    return (try await self.open(key, deadline: deadline), true)
                 }
             case .fail:
                 throw SecureHTTPError(.shutDown, "the transport has been shut down")
@@ -94,85 +156,147 @@ actor ConnectionPool {
 
     /// Gives a connection back; a reusable one is parked or handed to a waiting request.
     func release(_ connection: HTTP1Connection, key: Key, reusable: Bool) {
-        self.release(id: connection.id, key: key, reusable: reusable && connection.isActive)
+        let reusable = reusable && connection.isActive
+        let effects = self.state.withLockedValue { state in
+            var effects = Effects()
+            Self.release(&state, id: connection.id, key: key, reusable: reusable, &effects)
+            return effects
+        }
+        effects.run()
     }
 
     /// Closes idle connections and fails waiting requests; leased connections close when
-    /// they are released.
-    func shutdown() {
-        let (close, fail) = self.machine.shutDown()
-        for id in close {
-            self.idleTimers.removeValue(forKey: id)?.cancel()
-            self.connections.removeValue(forKey: id)?.close()
+    /// they are released. Returns once the idle connections are closed.
+    func shutdown() async {
+        let (effects, closing) = self.state.withLockedValue { state in
+            var effects = Effects()
+            let (close, fail) = state.machine.shutDown()
+            for id in close {
+                if let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
+            }
+            for waiter in fail {
+                Self.fail(&state, waiter: waiter, SecureHTTPError(.shutDown, "the transport has been shut down"), &effects)
+            }
+            return (effects, effects.close.map(\.channel.closeFuture))
         }
-        for waiter in fail {
-            self.waiters.removeValue(forKey: waiter)?.resume(
-                throwing: SecureHTTPError(.shutDown, "the transport has been shut down")
-            )
+        effects.run()
+        for future in closing {
+            try? await future.get()
         }
     }
 
-    private func release(id: HTTP1Connection.ID, key: Key, reusable: Bool) {
-        switch self.machine.release(key, id, reusable: reusable) {
-        case .park(let id):
-            let idle = self.configuration.timeouts.idle
-            self.idleTimers[id] = Task {
-                try? await Task.sleep(for: idle)
-                if !Task.isCancelled { self.idleConnectionGone(id, key: key) }
-            }
+    private static func release(_ state: inout State, id: HTTP1Connection.ID, key: Key, reusable: Bool, _ effects: inout Effects) {
+        switch state.machine.release(key, id, reusable: reusable) {
+        case .park:
+            break  // the connection keeps its own idle timer
         case .close(let id, let wake):
-            self.connections.removeValue(forKey: id)?.close()
-            self.perform(wake, key: key)
+            if let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
+            Self.perform(&state, wake, key: key, &effects)
         case .handOver(let id, let waiter):
-            self.perform(.handOver(id, to: waiter), key: key)
+            Self.perform(&state, .handOver(id, to: waiter), key: key, &effects)
         }
     }
 
     private func idleConnectionGone(_ id: HTTP1Connection.ID, key: Key) {
-        let (wasIdle, wake) = self.machine.idleConnectionGone(key, id)
-        if wasIdle {
-            self.idleTimers.removeValue(forKey: id)?.cancel()
-            self.connections.removeValue(forKey: id)?.close()
+        let effects = self.state.withLockedValue { state in
+            var effects = Effects()
+            let (wasIdle, wake) = state.machine.idleConnectionGone(key, id)
+            if wasIdle, let connection = state.connections.removeValue(forKey: id) {
+                effects.close.append(connection)
+            }
+            Self.perform(&state, wake, key: key, &effects)
+            return effects
         }
-        self.perform(wake, key: key)
+        effects.run()
     }
 
-    /// Hands a connection or a connect slot to a waiter. A waiter that is gone (it cannot be,
-    /// as waiters leave the machine and the table together, but a slot must never leak) gives
-    /// the slot back.
-    private func perform(_ action: Machine.WakeAction, key: Key) {
+    /// Hands a connection or a connect slot to a waiter. A waiter that is gone (cancelled or
+    /// expired) gives the slot back, so a slot never leaks.
+    private static func perform(_ state: inout State, _ action: Machine.WakeAction, key: Key, _ effects: inout Effects) {
         switch action {
         case .none:
             break
         case .handOver(let id, let waiter):
-            self.idleTimers.removeValue(forKey: id)?.cancel()
-            guard let connection = self.connections[id], let continuation = self.waiters.removeValue(forKey: waiter) else {
-                self.release(id: id, key: key, reusable: false)
+            guard let connection = state.connections[id], Self.grant(&state, waiter: waiter, .connection(connection), &effects) else {
+                Self.release(&state, id: id, key: key, reusable: false, &effects)
                 return
             }
-            continuation.resume(returning: .connection(connection))
         case .connect(let waiter):
-            guard let continuation = self.waiters.removeValue(forKey: waiter) else {
-                self.perform(self.machine.connectFailed(key), key: key)
+            guard Self.grant(&state, waiter: waiter, .connect, &effects) else {
+                Self.perform(&state, state.machine.connectFailed(key), key: key, &effects)
                 return
             }
-            continuation.resume(returning: .connect)
         }
     }
 
-    private func wait(_ waiter: Int, key: Key) async throws(SecureHTTPError) -> Grant {
+    /// Delivers `grant` to a waiter; false when the waiter is gone.
+    private static func grant(_ state: inout State, waiter: Int, _ grant: Grant, _ effects: inout Effects) -> Bool {
+        switch state.waiters[waiter] {
+        case .registered:
+            state.waiters[waiter] = .granted(grant)
+            return true
+        case .waiting(let continuation, let timer):
+            state.waiters[waiter] = nil
+            effects.cancelTimers.append(timer)
+            effects.resume.append((continuation, .success(grant)))
+            return true
+        case .granted, .failed, nil:
+            return false
+        }
+    }
+
+    private static func fail(_ state: inout State, waiter: Int, _ error: SecureHTTPError, _ effects: inout Effects) {
+        switch state.waiters[waiter] {
+        case .registered:
+            state.waiters[waiter] = .failed(error)
+        case .waiting(let continuation, let timer):
+            state.waiters[waiter] = nil
+            effects.cancelTimers.append(timer)
+            effects.resume.append((continuation, .failure(error)))
+        case .granted, .failed, nil:
+            break
+        }
+    }
+
+    /// Waits for a connection or a connect slot. Only this slow path (the per-key cap reached)
+    /// arms a timer task for the deadline.
+    private func wait(_ waiter: Int, key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> Grant {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
-                    if Task.isCancelled {
-                        _ = self.machine.cancelWaiter(key, waiter)
-                        continuation.resume(throwing: SecureHTTPError(.cancelled, "the request was cancelled"))
-                    } else {
-                        self.waiters[waiter] = continuation
+                    let timer = Task {
+                        try? await Task.sleep(until: deadline, clock: .continuous)
+                        if !Task.isCancelled {
+                            self.dropWaiter(waiter, key: key, SecureHTTPError(.deadlineExceeded, "no connection became available before the deadline"))
+                        }
+                    }
+                    let cancelled = Task.isCancelled
+                    let now: Result<Grant, SecureHTTPError>? = self.state.withLockedValue { state in
+                        switch state.waiters[waiter] {
+                        case .granted(let grant):
+                            state.waiters[waiter] = nil
+                            return .success(grant)
+                        case .failed(let error):
+                            state.waiters[waiter] = nil
+                            return .failure(error)
+                        case .registered:
+                            if cancelled, state.machine.cancelWaiter(key, waiter) {
+                                state.waiters[waiter] = nil
+                                return .failure(SecureHTTPError(.cancelled, "the request was cancelled"))
+                            }
+                            state.waiters[waiter] = .waiting(continuation, deadlineTimer: timer)
+                            return nil
+                        case .waiting, nil:
+                            return .failure(SecureHTTPError(.cancelled, "the request was cancelled"))
+                        }
+                    }
+                    if let now {
+                        timer.cancel()
+                        continuation.resume(with: now.mapError { $0 as any Error })
                     }
                 }
             } onCancel: {
-                Task { await self.cancelWaiter(waiter, key: key) }
+                self.dropWaiter(waiter, key: key, SecureHTTPError(.cancelled, "the request was cancelled while waiting for a connection"))
             }
         } catch let error as SecureHTTPError {
             throw error
@@ -181,16 +305,21 @@ actor ConnectionPool {
         }
     }
 
-    private func cancelWaiter(_ waiter: Int, key: Key) {
-        if self.machine.cancelWaiter(key, waiter) {
-            self.waiters.removeValue(forKey: waiter)?.resume(
-                throwing: SecureHTTPError(.cancelled, "the request was cancelled while waiting for a connection")
-            )
+    /// Takes a waiter out of the queue with `error` (cancelled, or its deadline passed), if it
+    /// is still waiting; a waiter already granted keeps its grant.
+    private func dropWaiter(_ waiter: Int, key: Key, _ error: SecureHTTPError) {
+        let effects = self.state.withLockedValue { state in
+            var effects = Effects()
+            if state.machine.cancelWaiter(key, waiter) {
+                Self.fail(&state, waiter: waiter, error, &effects)
+            }
+            return effects
         }
+        effects.run()
     }
 
-    private func open(_ key: Key) async throws(SecureHTTPError) -> HTTP1Connection {
-        let id = self.makeID()
+    private func open(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> HTTP1Connection {
+        let id = self.state.withLockedValue { $0.makeID() }
         let connection: HTTP1Connection
         do {
             let context = try self.sslContext(for: key.requirements)
@@ -215,20 +344,29 @@ actor ConnectionPool {
                     )
                 },
                 group: self.group,
-                timeouts: self.configuration.timeouts
+                timeouts: self.configuration.timeouts,
+                deadline: deadline
             )
         } catch {
-            self.perform(self.machine.connectFailed(key), key: key)
+            let effects = self.state.withLockedValue { state in
+                var effects = Effects()
+                Self.perform(&state, state.machine.connectFailed(key), key: key, &effects)
+                return effects
+            }
+            effects.run()
             throw error
         }
         self.counters.increment(\.connectionsOpened)
-        self.machine.connected(key, id)
-        self.connections[id] = connection
-        connection.channel.closeFuture.whenComplete { _ in
-            Task { await self.idleConnectionGone(id, key: key) }
+        let isShutDown = self.state.withLockedValue { state in
+            state.machine.connected(key, id)
+            state.connections[id] = connection
+            return state.machine.isShutDown
         }
-        if self.machine.isShutDown {
-            self.release(id: id, key: key, reusable: false)
+        connection.channel.closeFuture.whenComplete { _ in
+            self.idleConnectionGone(id, key: key)
+        }
+        if isShutDown {
+            self.release(connection, key: key, reusable: false)
             throw SecureHTTPError(.shutDown, "the transport has been shut down")
         }
         return connection
@@ -236,12 +374,13 @@ actor ConnectionPool {
 
     private func sslContext(for requirements: ConnectionRequirements) throws(SecureHTTPError) -> NIOSSLContext? {
         guard requirements.usesTLS else { return nil }
-        if let context = self.sslContexts[requirements] { return context }
+        if let context = self.state.withLockedValue({ $0.sslContexts[requirements] }) { return context }
         do {
             let context = try NIOSSLContext(
                 configuration: TLSSetup.configuration(for: requirements, identity: self.identity)
             )
-            self.sslContexts[requirements] = context
+            // Two first connections may both build one; either serves.
+            self.state.withLockedValue { $0.sslContexts[requirements] = context }
             return context
         } catch {
             if self.identity != nil {
@@ -249,10 +388,5 @@ actor ConnectionPool {
             }
             throw SecureHTTPError(.tlsFailure, "the TLS context could not be created: \(error)")
         }
-    }
-
-    private func makeID() -> Int {
-        self.nextID += 1
-        return self.nextID
     }
 }

@@ -7,7 +7,9 @@ import NIOSSL
 import NIOTLS
 
 /// One request at a time over an HTTP/1.1 connection. It also reports the end of the TLS
-/// handshake, so connection setup can wait for it. All state lives on the event loop.
+/// handshake, so connection setup can wait for it, enforces each exchange's deadline, and
+/// closes the connection once it has been idle for the idle timeout. All state, timers
+/// included, lives on the event loop: a keep-alive request arms no timer off the loop.
 final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = Exchange
@@ -18,6 +20,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let head: HTTPRequestHead
         let body: ByteBuffer?
         let maximumBodySize: Int
+        /// When the exchange fails with `deadlineExceeded` and the connection closes.
+        let deadline: NIODeadline
         let promise: EventLoopPromise<Completed>
     }
 
@@ -40,6 +44,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let usesTLS: Bool
     private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var requestKeepAlive = true
+    private var deadlineTimer: Scheduled<Void>?
+    private let idleTimeout: TimeAmount
+    private var idleSince = NIODeadline.now()
+    private var idleTimer: Scheduled<Void>?
     /// Why the connection ended, for a request written after the fact (a TLS 1.3 server's
     /// alert can arrive before the first request is written).
     private var closeReason: SecureHTTPError? {
@@ -54,8 +62,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         handshakePromise: EventLoopPromise<Void>,
         usesTLS: Bool,
         closeReason: NIOLockedValueBox<SecureHTTPError?>,
+        idleTimeout: TimeAmount,
         mapError: @escaping @Sendable (any Error) -> SecureHTTPError
     ) {
+        self.idleTimeout = idleTimeout
         self.handshakePromise = handshakePromise
         self.sharedCloseReason = closeReason
         self.usesTLS = usesTLS
@@ -78,6 +88,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.handshakePromise.fail(error)
         self.failPending(error)
         self.state = .closed
+        self.cancelTimers()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -98,6 +109,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         self.state = .awaitingHead(exchange)
         self.requestKeepAlive = exchange.head.isKeepAlive
+        self.deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: exchange.deadline) {
+            self.deadlineTimer = nil
+            self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
+        }
         context.write(self.wrapOutboundOut(.head(exchange.head)), promise: nil)
         if let body = exchange.body, body.readableBytes > 0 {
             context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
@@ -126,7 +141,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             self.state = .receivingBody(exchange, head, buffer)
         case (.end, .receivingBody(let exchange, let head, let buffer)):
             self.state = .idle
+            self.deadlineTimer?.cancel()
+            self.deadlineTimer = nil
             let reusable = head.isKeepAlive && self.requestKeepAlive
+            if reusable { self.armIdleTimer(context: context) }
             exchange.promise.succeed(Completed(head: head, body: buffer, reusable: reusable))
             if !reusable { context.close(promise: nil) }
         default:
@@ -149,6 +167,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.handshakePromise.fail(error)
         self.failPending(error)
         self.state = .closed
+        self.cancelTimers()
         context.fireChannelInactive()
     }
 
@@ -157,7 +176,38 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.handshakePromise.fail(error)
         self.failPending(error)
         self.state = .closed
+        self.cancelTimers()
         context.close(promise: nil)
+    }
+
+    /// Starts (or moves) the idle clock. One timer per connection: it is re-armed for the
+    /// remaining time when it fires early, rather than cancelled and rescheduled per request.
+    private func armIdleTimer(context: ChannelHandlerContext) {
+        self.idleSince = .now()
+        if self.idleTimer == nil {
+            self.scheduleIdleCheck(context: context, at: self.idleSince + self.idleTimeout)
+        }
+    }
+
+    private func scheduleIdleCheck(context: ChannelHandlerContext, at due: NIODeadline) {
+        self.idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+            self.idleTimer = nil
+            guard case .idle = self.state else { return }  // busy: the end of the exchange re-arms
+            let due = self.idleSince + self.idleTimeout
+            if due <= .now() {
+                self.state = .closed
+                context.close(promise: nil)
+            } else {
+                self.scheduleIdleCheck(context: context, at: due)
+            }
+        }
+    }
+
+    private func cancelTimers() {
+        self.deadlineTimer?.cancel()
+        self.deadlineTimer = nil
+        self.idleTimer?.cancel()
+        self.idleTimer = nil
     }
 
     private func failPending(_ error: SecureHTTPError) {

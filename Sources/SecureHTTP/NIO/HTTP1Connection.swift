@@ -26,7 +26,8 @@ final class HTTP1Connection: Sendable {
 
     var isActive: Bool { self.channel.isActive }
 
-    /// Opens a connection and completes the handshake within the timeouts.
+    /// Opens a connection and completes the handshake within the timeouts and before the
+    /// request's `deadline` (whichever comes first; the error names the one that passed).
     static func connect(
         id: ID,
         origin: Origin,
@@ -34,9 +35,15 @@ final class HTTP1Connection: Sendable {
         sslContext: NIOSSLContext?,
         makeTrust: @Sendable () -> HandshakeTrust,
         group: any EventLoopGroup,
-        timeouts: HTTPTransportConfiguration.Timeouts
+        timeouts: HTTPTransportConfiguration.Timeouts,
+        deadline: ContinuousClock.Instant
     ) async throws(SecureHTTPError) -> HTTP1Connection {
         let host = requirements.host
+        let remaining = ContinuousClock.now.duration(to: deadline)
+        guard remaining > .zero else {
+            throw SecureHTTPError(.deadlineExceeded, "the request deadline passed before connecting")
+        }
+        let connectBudget = min(timeouts.connect, remaining)
         let trust: HandshakeTrust? = requirements.usesTLS ? makeTrust() : nil
         let mapError: @Sendable (any Error) -> SecureHTTPError = { error in
             TLSSetup.mapError(error, trust: trust, host: host)
@@ -44,7 +51,7 @@ final class HTTP1Connection: Sendable {
         let handshakeBox = HandshakeBox()
         let closeReason = NIOLockedValueBox<SecureHTTPError?>(nil)
         let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(TimeAmount(timeouts.connect))
+            .connectTimeout(TimeAmount(connectBudget))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -65,6 +72,7 @@ final class HTTP1Connection: Sendable {
                             handshakePromise: promise,
                             usesTLS: sslContext != nil,
                             closeReason: closeReason,
+                            idleTimeout: TimeAmount(timeouts.idle),
                             mapError: mapError
                         )
                     )
@@ -76,6 +84,9 @@ final class HTTP1Connection: Sendable {
             channel = try await bootstrap.connect(host: origin.host, port: origin.port).get()
         } catch {
             if case ChannelError.connectTimeout = error {
+                if connectBudget < timeouts.connect {
+                    throw SecureHTTPError(.deadlineExceeded, "the request deadline passed while connecting to \(origin)")
+                }
                 throw SecureHTTPError(.connectTimeout, "no connection to \(origin) within \(timeouts.connect)")
             }
             throw SecureHTTPError(.connectFailed, "could not connect to \(origin): \(error)")
@@ -85,10 +96,20 @@ final class HTTP1Connection: Sendable {
             channel.close(promise: nil)
             throw SecureHTTPError(.connectFailed, "the connection to \(origin) was not set up")
         }
-        let timedOut = NIOLockedValueBox(false)
-        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(timeouts.tlsHandshake)) {
-            timedOut.withLockedValue { $0 = true }
-            channel.close(promise: nil)
+        let handshakeBudget = min(timeouts.tlsHandshake, ContinuousClock.now.duration(to: deadline))
+        // The timer and the handshake's completion both run on the channel's event loop, so
+        // exactly one of them wins: a handshake that finished is never closed by a late timer.
+        let timedOut = NIOLockedValueBox<Bool?>(nil)
+        handshake.whenComplete { _ in
+            timedOut.withLockedValue { if $0 == nil { $0 = false } }
+        }
+        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(max(handshakeBudget, .zero))) {
+            let fire = timedOut.withLockedValue { state -> Bool in
+                guard state == nil else { return false }
+                state = true
+                return true
+            }
+            if fire { channel.close(promise: nil) }
         }
         do {
             let waiter = channel.eventLoop.makePromise(of: Void.self)
@@ -104,7 +125,10 @@ final class HTTP1Connection: Sendable {
             timeout.cancel()
             channel.close(promise: nil)
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled during the handshake") }
-            if timedOut.withLockedValue({ $0 }) {
+            if timedOut.withLockedValue({ $0 }) == true {
+                if handshakeBudget < timeouts.tlsHandshake {
+                    throw SecureHTTPError(.deadlineExceeded, "the request deadline passed during the TLS handshake with \(origin)")
+                }
                 throw SecureHTTPError(
                     .tlsHandshakeTimeout,
                     "the TLS handshake with \(origin) took longer than \(timeouts.tlsHandshake)"
@@ -115,29 +139,48 @@ final class HTTP1Connection: Sendable {
         return HTTP1Connection(id: id, channel: channel, closeReason: closeReason)
     }
 
-    /// Sends one request and reads the whole response (bounded by `maximumBodySize`).
+    /// Sends one request and reads the whole response (bounded by `maximumBodySize`), failing
+    /// with `deadlineExceeded` (and closing the connection) if `deadline` passes first.
     ///
     /// Cancelling the calling task closes the connection, which fails the exchange at once.
-    func execute(_ hop: PreparedHop, maximumBodySize: Int) async throws(SecureHTTPError) -> (HTTPResponse, Data, reusable: Bool) {
+    func execute(
+        _ hop: PreparedHop,
+        maximumBodySize: Int,
+        deadline: ContinuousClock.Instant
+    ) async throws(SecureHTTPError) -> (HTTPResponse, Data, reusable: Bool) {
         let head = Self.makeHead(hop.request, body: hop.body)
         var body: ByteBuffer?
         if let data = hop.body { body = self.channel.allocator.buffer(data: data) }
         let promise = self.channel.eventLoop.makePromise(of: HTTP1ClientHandler.Completed.self)
-        let exchange = HTTP1ClientHandler.Exchange(head: head, body: body, maximumBodySize: maximumBodySize, promise: promise)
+        let exchange = HTTP1ClientHandler.Exchange(
+            head: head,
+            body: body,
+            maximumBodySize: maximumBodySize,
+            deadline: NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline)),
+            promise: promise
+        )
         let channel = self.channel
+        let closeReason = self.closeReason
         do {
             let completed = try await withTaskCancellationHandler {
-                // A write to a channel that already closed never reaches the handler: fail the
-                // exchange from here with the reason the handler recorded.
-                let written = channel.eventLoop.makePromise(of: Void.self)
-                written.futureResult.whenFailure { [closeReason] _ in
-                    promise.fail(
-                        closeReason.withLockedValue { $0 }
-                            ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent")
-                    )
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTP1ClientHandler.Completed, any Error>) in
+                    // One hop onto the event loop for the whole exchange: registering on a future
+                    // or writing from off the loop would each cost a hop (and a wake-up) of its own.
+                    let loop = channel.eventLoop
+                    loop.execute {
+                        promise.futureResult.whenComplete { continuation.resume(with: $0) }
+                        // A write to a channel that already closed never reaches the handler:
+                        // fail the exchange from here with the reason the handler recorded.
+                        let written = loop.makePromise(of: Void.self)
+                        written.futureResult.whenFailure { _ in
+                            promise.fail(
+                                closeReason.withLockedValue { $0 }
+                                    ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent")
+                            )
+                        }
+                        channel.writeAndFlush(exchange, promise: written)
+                    }
                 }
-                channel.writeAndFlush(exchange, promise: written)
-                return try await promise.futureResult.get()
             } onCancel: {
                 // Fail at once: closing a TLS channel waits for the peer's close_notify.
                 promise.fail(SecureHTTPError(.cancelled, "the request was cancelled"))

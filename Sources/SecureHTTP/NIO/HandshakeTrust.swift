@@ -50,9 +50,8 @@ final class HandshakeTrust: Sendable {
             promise.succeed(.failed)
             return
         }
-        let key = TrustDecisionCache.Key(presentedChain: der, requirements: self.requirements)
-        if let cached = self.cache.lookup(key, now: self.now()) {
-            promise.succeed(Self.verified(cached))
+        if let hit = self.cache.lookup(presentedChain: der, requirements: self.requirements, now: self.now()) {
+            promise.succeed(Self.verified(hit.validatedChainDER))
             return
         }
         promise.completeWithTask {
@@ -65,13 +64,11 @@ final class HandshakeTrust: Sendable {
                 return .failed
             }
             let chain = decision.chain.compactMap(Self.derBytes)
-            guard chain.count == decision.chain.count, !chain.isEmpty,
-                let expires = decision.chain.map(\.notValidAfter).min()
-            else {
+            guard chain.count == decision.chain.count, !chain.isEmpty else {
                 self.record(ServerTrustError.malformedPresentedChain, report: nil)
                 return .failed
             }
-            self.cache.insert(key, validatedChain: chain, expires: expires, now: now)
+            self.cache.record(decision, presentedChain: der, requirements: self.requirements, now: now)
             return Self.verified(chain)
         }
     }

@@ -2,6 +2,7 @@ public import Foundation
 public import HTTPTypes
 public import NIOCore
 public import NIOPosix
+import ServerTrust
 
 /// The portable HTTPS transport: SwiftNIO and NIOSSL, with ServerTrust inside the handshake.
 ///
@@ -65,21 +66,18 @@ public final class NIOHTTPTransport: HTTPTransport {
         let pool = self.pool
         let counters = self.counters
         let limit = self.configuration.maximumResponseBodySize
-        return try await self.driver.send(request, body: body) { hop throws(SecureHTTPError) in
-            guard let origin = Origin(hop.url) else {
-                throw SecureHTTPError(.invalidRequest, "the request URL has no host")
-            }
-            let key = ConnectionPool.Key(origin: origin, requirements: hop.requirements)
+        return try await self.driver.send(request, body: body, exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
+            let key = ConnectionPool.Key(origin: hop.origin, requirements: hop.requirements)
             var retried = false
             while true {
-                let (connection, isFresh) = try await pool.lease(key)
+                let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
                 counters.increment(\.exchanges)
                 do throws(SecureHTTPError) {
-                    let (response, body, reusable) = try await connection.execute(hop, maximumBodySize: limit)
-                    await pool.release(connection, key: key, reusable: reusable)
+                    let (response, body, reusable) = try await connection.execute(hop, maximumBodySize: limit, deadline: deadline)
+                    pool.release(connection, key: key, reusable: reusable)
                     return (response, body)
                 } catch {
-                    await pool.release(connection, key: key, reusable: false)
+                    pool.release(connection, key: key, reusable: false)
                     // A kept-alive connection the server closed while idle: retry once, for
                     // idempotent methods only (RFC 9110 §9.2.2).
                     if error.code == .connectionClosed, !isFresh, !retried, hop.request.method.isIdempotent {
@@ -90,10 +88,11 @@ public final class NIOHTTPTransport: HTTPTransport {
                     throw error
                 }
             }
-        }
+        })
     }
 
-    /// Closes idle connections and refuses new requests; requests in flight finish first.
+    /// Closes idle connections (waiting until they are closed) and refuses new requests;
+    /// requests in flight finish first and their connections close when they do.
     public func shutdown() async {
         await self.pool.shutdown()
     }

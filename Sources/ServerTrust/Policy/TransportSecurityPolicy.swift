@@ -239,4 +239,22 @@ public struct ConnectionRequirements: Hashable, Sendable {
         self.pinScope = pinScope
         self.pins = pins
     }
+
+    /// Hashes the cheap fields only (host, port, TLS, scope, and the number of anchors and pins).
+    ///
+    /// Requirements key the connection pool and the trust-decision cache on every request and
+    /// handshake; hashing every anchor certificate there would cost more than the lookup saves.
+    /// Equality still compares every field, so requirements that differ only in what is not
+    /// hashed share a bucket but are never confused.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.host)
+        hasher.combine(self.port)
+        hasher.combine(self.usesTLS)
+        hasher.combine(self.minimumTLSVersion)
+        hasher.combine(self.requiresForwardSecrecy)
+        hasher.combine(self.pinScope)
+        hasher.combine(self.trustAnchors.includesSystemRoots)
+        hasher.combine(self.trustAnchors.certificates.count)
+        hasher.combine(self.pins?.pins.count ?? -1)
+    }
 }

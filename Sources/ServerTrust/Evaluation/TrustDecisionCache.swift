@@ -1,0 +1,127 @@
+public import Foundation
+import SwiftASN1
+import X509
+
+/// Trusted decisions per (presented chain, connection requirements), kept until the earliest
+/// `notAfter` of the validated chain, so a repeat handshake with a chain seen before pays a hash
+/// lookup instead of a path build.
+///
+/// The key is the exact presented chain (DER, in order) together with the whole
+/// ``ConnectionRequirements``: host, port, certificate rules, trust anchors and pins. A different
+/// host, a changed pin set or another anchor is a different key, so a decision is never reused
+/// under a policy it was not made for.
+///
+/// Only clean trusted decisions are kept. A rejection is evaluated again every time (a server
+/// that fixes its chain is accepted at once), and so is a decision carrying a pin report
+/// (report-only mismatch, expired pins), so that every such connection is reported. The cache is
+/// bounded: when full, expired entries go first, then the oldest.
+///
+/// ```swift
+/// let cache = TrustDecisionCache()
+/// let decision = await ServerTrust().evaluate(presentedChain: der, requirements: requirements, cache: cache)
+/// ```
+public final class TrustDecisionCache: Sendable {
+    /// A cached decision, with the validated chain in DER (leaf first, anchor last), ready for a
+    /// TLS library that wants it back.
+    public struct Hit: Sendable {
+        /// The trusted decision, as first evaluated.
+        public let decision: TrustDecision
+        /// The validated chain in DER, leaf first, anchor last.
+        public let validatedChainDER: [[UInt8]]
+    }
+
+    private struct Key: Hashable, Sendable {
+        let presentedChain: [[UInt8]]
+        let requirements: ConnectionRequirements
+    }
+
+    private struct Entry: Sendable {
+        let hit: Hit
+        let expires: Date
+        let inserted: UInt64
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        var counter: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+
+    /// The most decisions kept.
+    public let capacity: Int
+
+    /// Creates an empty cache holding at most `capacity` decisions (at least one).
+    public init(capacity: Int = 512) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// The number of decisions held (expired ones included until they are looked up or evicted).
+    public var count: Int { self.state.withLock { $0.entries.count } }
+
+    /// The cached decision for `presentedChain` under `requirements`, if one was recorded and
+    /// the validated chain is still within its validity at `now`. An expired entry is dropped.
+    public func lookup(presentedChain: [[UInt8]], requirements: ConnectionRequirements, now: Date) -> Hit? {
+        let key = Key(presentedChain: presentedChain, requirements: requirements)
+        return self.state.withLock { state in
+            guard let entry = state.entries[key] else { return nil }
+            guard now < entry.expires else {
+                state.entries[key] = nil
+                return nil
+            }
+            return entry.hit
+        }
+    }
+
+    /// Keeps `decision` for `presentedChain` under `requirements` if it is trusted, carries no
+    /// pin report and its chain is valid at `now`; otherwise does nothing.
+    public func record(_ decision: TrustDecision, presentedChain: [[UInt8]], requirements: ConnectionRequirements, now: Date) {
+        guard decision.isTrusted, decision.pinReport == nil, !decision.chain.isEmpty,
+            let expires = decision.chain.map(\.notValidAfter).min(), now < expires
+        else { return }
+        var der: [[UInt8]] = []
+        der.reserveCapacity(decision.chain.count)
+        for certificate in decision.chain {
+            var serializer = DER.Serializer()
+            guard (try? serializer.serialize(certificate)) != nil else { return }
+            der.append(serializer.serializedBytes)
+        }
+        let key = Key(presentedChain: presentedChain, requirements: requirements)
+        let hit = Hit(decision: decision, validatedChainDER: der)
+        self.state.withLock { state in
+            if state.entries.count >= self.capacity, state.entries[key] == nil {
+                state.entries = state.entries.filter { now < $0.value.expires }
+                if state.entries.count >= self.capacity,
+                    let oldest = state.entries.min(by: { $0.value.inserted < $1.value.inserted })?.key
+                {
+                    state.entries[oldest] = nil
+                }
+            }
+            state.counter += 1
+            state.entries[key] = Entry(hit: hit, expires: expires, inserted: state.counter)
+        }
+    }
+
+    /// Forgets every decision (after a policy change that should take effect for chains seen before).
+    public func removeAll() {
+        self.state.withLock { $0.entries.removeAll() }
+    }
+}
+
+extension ServerTrust {
+    /// Evaluates a presented chain, answering from `cache` when the same chain was trusted
+    /// before under the same requirements, and recording a new clean trusted decision.
+    public func evaluate(
+        presentedChain: [[UInt8]],
+        requirements: ConnectionRequirements,
+        now: Date = Date(),
+        cache: TrustDecisionCache
+    ) async -> TrustDecision {
+        if let hit = cache.lookup(presentedChain: presentedChain, requirements: requirements, now: now) {
+            return hit.decision
+        }
+        let decision = await self.evaluate(presentedChain: presentedChain, requirements: requirements, now: now)
+        cache.record(decision, presentedChain: presentedChain, requirements: requirements, now: now)
+        return decision
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import NIOPosix
+@testable import SecureHTTP
+import SecureNetworkingTesting
+import ServerTrust
+import Testing
+
+/// The pool itself against a live server: the deadline of a request queued for a connection.
+@Suite("Connection pool: deadlines")
+struct ConnectionPoolLiveTests {
+    @Test func aRequestQueuedForAConnectionGivesUpAtItsDeadlineAndLeavesTheQueue() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            let configuration = Live.configuration { $0.maximumConnectionsPerHost = 1 }
+            let pool = ConnectionPool(
+                group: MultiThreadedEventLoopGroup.singleton,
+                configuration: configuration,
+                identity: nil,
+                cache: TrustDecisionCache(),
+                counters: TransportCounters()
+            )
+            let target = url(server)
+            let key = ConnectionPool.Key(
+                origin: try #require(Origin(target)),
+                requirements: try configuration.policy.requirements(for: target)
+            )
+            let (held, heldIsFresh) = try await pool.lease(key, deadline: .now + .seconds(10))
+            #expect(heldIsFresh)
+
+            // The only connection is leased: the next request queues, and gives up at its deadline.
+            let started = ContinuousClock.now
+            let queued = Task { try await pool.lease(key, deadline: started + .milliseconds(300)) }
+            // Without a deadline of its own the waiter would wait for ever: cancel it after 5 s
+            // so that the failure shows as a wrong code (cancelled), not as a hung test.
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(5))
+                queued.cancel()
+            }
+            switch await queued.result {
+            case .success:
+                Issue.record("a lease beyond the per-host cap was granted")
+            case .failure(let error):
+                #expect((error as? SecureHTTPError)?.code == .deadlineExceeded)
+            }
+            watchdog.cancel()
+            let waited = ContinuousClock.now - started
+            #expect(waited >= .milliseconds(300))
+            #expect(waited < .seconds(3))
+
+            // The expired waiter left the queue: the released connection goes to the next lease,
+            // not to a request that is gone.
+            pool.release(held, key: key, reusable: true)
+            let (again, againIsFresh) = try await pool.lease(key, deadline: .now + .seconds(5))
+            #expect(!againIsFresh)
+            #expect(again.id == held.id)
+            pool.release(again, key: key, reusable: true)
+            await pool.shutdown()
+            #expect(!again.isActive)
+        }
+    }
+}
