@@ -1,0 +1,225 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import SecureHTTP
+import ServerTrust
+import X509
+
+/// The clients compared. Each is driven by the same harness; only `get` differs.
+enum ClientKind: String, CaseIterable, Codable, Sendable {
+    case project
+    case asyncHTTPClient = "ahc"
+    case limit
+
+    var title: String {
+        switch self {
+        case .project: "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins)"
+        case .asyncHTTPClient: "AsyncHTTPClient 1.37.0 (full verification)"
+        case .limit: "bare NIO + NIOSSL (verification off: the limit)"
+        }
+    }
+}
+
+protocol BenchClient: Sendable {
+    /// Fetches `path`, returning the number of body bytes. `fresh` sends `Connection: close`,
+    /// so the next request needs a new connection (and a full handshake).
+    func get(_ path: String, fresh: Bool) async throws -> Int
+    func shutdown() async throws
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Where the server is and what to trust.
+struct ServerEndpoint: Sendable {
+    let host = "127.0.0.1"
+    let port: Int
+    let rootPEM: String
+    let pins: [String]
+
+    var authority: String { "\(self.host):\(self.port)" }
+}
+
+// MARK: - The project
+
+struct ProjectClient: BenchClient {
+    let transport: NIOHTTPTransport
+    let endpoint: ServerEndpoint
+
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup, connections: Int) throws {
+        let root = try Certificate(pemEncoded: endpoint.rootPEM)
+        var policy = TransportSecurityPolicy(trustAnchors: .only([root]))
+        policy.pinning.pin(try HostPattern(endpoint.host), to: try PinSet(endpoint.pins))
+        var configuration = HTTPTransportConfiguration(policy: policy)
+        configuration.maximumConnectionsPerHost = connections
+        self.transport = try NIOHTTPTransport(configuration: configuration, eventLoopGroup: group)
+        self.endpoint = endpoint
+    }
+
+    func get(_ path: String, fresh: Bool) async throws -> Int {
+        var request = HTTPRequest(method: .get, scheme: "https", authority: self.endpoint.authority, path: path)
+        if fresh { request.headerFields[.connection] = "close" }
+        let response = try await self.transport.send(request, body: nil)
+        guard response.response.status == .ok else { throw BenchError("status \(response.response.status.code)") }
+        return response.body.count
+    }
+
+    func shutdown() async throws {
+        await self.transport.shutdown()
+    }
+}
+
+// MARK: - AsyncHTTPClient
+
+struct AHCClient: BenchClient {
+    let client: HTTPClient
+    let base: String
+
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup, connections: Int) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(endpoint.rootPEM.utf8)))
+        tls.certificateVerification = .fullVerification
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .http1Only
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        self.client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+        self.base = "https://\(endpoint.authority)"
+    }
+
+    func get(_ path: String, fresh: Bool) async throws -> Int {
+        var request = HTTPClientRequest(url: self.base + path)
+        if fresh { request.headers.add(name: "Connection", value: "close") }
+        let response = try await self.client.execute(request, timeout: .seconds(60))
+        guard response.status == .ok else { throw BenchError("status \(response.status.code)") }
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return body.readableBytes
+    }
+
+    func shutdown() async throws {
+        try await self.client.shutdown()
+    }
+}
+
+// MARK: - The limit: bare NIO + NIOSSL, verification off
+
+/// A minimal HTTP/1.1 client: one request at a time per connection, a list of idle connections.
+final class LimitClient: BenchClient {
+    private let group: any EventLoopGroup
+    private let endpoint: ServerEndpoint
+    private let context: NIOSSLContext
+    private let idle = NIOLockedValueBox<[any Channel]>([])
+
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        tls.applicationProtocols = ["http/1.1"]
+        self.context = try NIOSSLContext(configuration: tls)
+        self.group = group
+        self.endpoint = endpoint
+    }
+
+    func get(_ path: String, fresh: Bool) async throws -> Int {
+        let channel: any Channel
+        if let reused = self.idle.withLockedValue({ $0.popLast() }) {
+            channel = reused
+        } else {
+            channel = try await self.connect()
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: self.endpoint.authority)
+        if fresh { headers.add(name: "Connection", value: "close") }
+        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
+        let promise = channel.eventLoop.makePromise(of: LimitHandler.Response.self)
+        channel.writeAndFlush(LimitHandler.Request(head: head, promise: promise), promise: nil)
+        let response = try await promise.futureResult.get()
+        if response.keepAlive && !fresh {
+            self.idle.withLockedValue { $0.append(channel) }
+        } else {
+            channel.close(promise: nil)
+        }
+        guard response.status == .ok else { throw BenchError("status \(response.status.code)") }
+        return response.bytes
+    }
+
+    private func connect() async throws -> any Channel {
+        let context = self.context
+        return try await ClientBootstrap(group: self.group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(LimitHandler())
+                }
+            }
+            .connect(host: self.endpoint.host, port: self.endpoint.port)
+            .get()
+    }
+
+    func shutdown() async throws {
+        for channel in self.idle.withLockedValue({ idle in defer { idle = [] }; return idle }) {
+            try? await channel.close()
+        }
+    }
+}
+
+final class LimitHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = Request
+    typealias OutboundOut = HTTPClientRequestPart
+
+    struct Request: Sendable {
+        let head: HTTPRequestHead
+        let promise: EventLoopPromise<Response>
+    }
+
+    struct Response: Sendable {
+        let status: HTTPResponseStatus
+        let bytes: Int
+        let keepAlive: Bool
+    }
+
+    private var pending: EventLoopPromise<Response>?
+    private var head: HTTPResponseHead?
+    private var body = ByteBuffer()
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let request = self.unwrapOutboundIn(data)
+        self.pending = request.promise
+        context.write(self.wrapOutboundOut(.head(request.head)), promise: nil)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            self.body.clear()
+        case .body(var part):
+            self.body.writeBuffer(&part)
+        case .end:
+            guard let head = self.head, let pending = self.pending else { return }
+            self.pending = nil
+            pending.succeed(Response(status: head.status, bytes: self.body.readableBytes, keepAlive: head.isKeepAlive))
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.pending?.fail(BenchError("connection closed"))
+        self.pending = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.pending?.fail(error)
+        self.pending = nil
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+
+/// Turns the measured rounds into RESULTS.md.
+struct Report {
+    let specs: [RunSpec]
+    let results: [String: [Measured]]
+    let rounds: Int
+    let scale: Double
+
+    private func runs(_ spec: RunSpec, _ kind: ClientKind) -> [Measured] {
+        self.results[spec.id + "/" + kind.rawValue] ?? []
+    }
+
+    /// median (min–max) of `values`, formatted.
+    private func spread(_ values: [Double], _ digits: Int = 0) -> String {
+        guard !values.isEmpty else { return "–" }
+        let format = "%.\(digits)f"
+        return "\(String(format: format, median(values))) (\(String(format: format, values.min()!))–\(String(format: format, values.max()!)))"
+    }
+
+    private func med(_ values: [Double]) -> Double { median(values) }
+
+    func markdown() -> String {
+        var out: [String] = []
+        out.append("# Benchmark results")
+        out.append("")
+        out.append("Written by `swift run -c release --package-path Benchmarks securenet-bench` on \(Self.timestamp()). Do not edit by hand: run the command again.")
+        out.append("")
+        out.append("## Machine and versions")
+        out.append("")
+        out += Self.machine().map { "- \($0)" }
+        out.append("")
+        out.append("## Method")
+        out.append("")
+        out.append("- One server process (SwiftNIO + NIOSSL, one event-loop thread, HTTP/1.1 keep-alive, TLS 1.3, a TestPKI chain: ECDSA P-256 leaf, intermediate, root) on 127.0.0.1, port 0. It counts TLS handshakes; the runner reads the count before and after every run over the server's stdin/stdout, so \"connections opened\" is what the server saw. The transport has no HTTP/2, so the server offers HTTP/1.1 only.")
+        out.append("- One client process per run, with one event-loop thread. Every client talks to the same server in the same round; the order of the clients rotates every round (A B C, B C A, C A B, …).")
+        out.append("- **project**: `NIOHTTPTransport` with the strict policy, the TestPKI root as the only anchor, the intermediate pinned with the root as backup: chain validation, Web PKI rules and pins all on, trusted decisions cached per (chain, host, policy). **ahc**: AsyncHTTPClient with full verification against the same root (BoringSSL). **limit**: a bare NIO + NIOSSL HTTP/1.1 client with verification off. Each may open as many connections as the concurrency.")
+        out.append("- Each run starts with an unmeasured warm-up (keep-alive: max(100, 8 × concurrency) requests; new connections: 10; large: 4 × concurrency). CPU is the client process's user + system time over the measured part (getrusage), divided by the requests. Latency percentiles are per request. Peak RSS is the client process's VmHWM at its end.")
+        out.append("- Every figure is the median of \(self.rounds) rounds, with min–max in brackets.\(self.scale != 1 ? " **Request counts scaled by \(self.scale)**: a quick run, not the reference one." : "")")
+        out.append("- URLSession is not measured: on Linux, FoundationNetworking's URLSession can only trust CAs in the system bundle (no delegate-based trust evaluation), so it cannot trust the test CA without changing the machine's files.")
+        out.append("")
+        out.append("## Targets")
+        out.append("")
+        out.append("| Target | Measured | Met |")
+        out.append("|---|---|---|")
+        out += self.targets().map { "| \($0.0) | \($0.1) | \($0.2 ? "yes" : "**no**") |" }
+        out.append("")
+        for spec in self.specs {
+            out.append("## \(spec.title)")
+            out.append("")
+            switch spec.workload {
+            case "keepalive", "newconn", "large":
+                out += self.networkTable(spec)
+            case "tokens-expired", "tokens-rejected":
+                out += self.tokenTable(spec)
+            case "trust":
+                out += self.trustTable(spec)
+            case "store":
+                out += self.storeTable(spec)
+            default:
+                break
+            }
+            out.append("")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    private func networkTable(_ spec: RunSpec) -> [String] {
+        let rateName = spec.workload == "newconn" ? "handshakes/s" : (spec.workload == "large" ? "MB/s" : "requests/s")
+        var lines = [
+            "| Client | \(rateName) | vs ahc | vs limit | p50 µs | p99 µs | CPU µs/request | connections opened | peak RSS MiB | failures |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        let limit = self.med(self.rate(spec, .limit))
+        let ahc = self.med(self.rate(spec, .asyncHTTPClient))
+        for kind in spec.clients {
+            let runs = self.runs(spec, kind)
+            guard !runs.isEmpty else { continue }
+            let rates = self.rate(spec, kind)
+            let mine = self.med(rates)
+            lines.append(
+                "| \(kind.rawValue) | \(self.spread(rates, spec.workload == "large" ? 1 : 0)) | \(String(format: "%.2f×", mine / ahc)) | \(String(format: "%.2f×", mine / limit)) "
+                    + "| \(self.spread(runs.compactMap(\.result.p50Microseconds))) | \(self.spread(runs.compactMap(\.result.p99Microseconds))) "
+                    + "| \(self.spread(runs.map(\.result.cpuMicrosecondsPerRequest), 1)) | \(self.spread(runs.map { Double($0.handshakes) })) "
+                    + "| \(self.spread(runs.map { Double($0.result.peakRSSKiB) / 1024 }, 1)) | \(runs.map(\.result.failures).reduce(0, +)) |"
+            )
+        }
+        lines.append("")
+        lines.append("Connections opened count the warm-up too. " + ClientKind.allCases.map { "\($0.rawValue): \($0.title)" }.joined(separator: "; ") + ".")
+        return lines
+    }
+
+    private func rate(_ spec: RunSpec, _ kind: ClientKind) -> [Double] {
+        self.runs(spec, kind).map { run in
+            spec.workload == "large" ? Double(run.result.bytes) / run.result.wallSeconds / 1e6 : run.result.requestsPerSecond
+        }
+    }
+
+    private func tokenTable(_ spec: RunSpec) -> [String] {
+        let runs = self.runs(spec, .project)
+        return [
+            "| Client | wall time ms | refresh calls per round | failed requests | CPU µs/request | connections opened | peak RSS MiB |",
+            "|---|---|---|---|---|---|---|",
+            "| project (SecureAPIClient + TokenManager) | \(self.spread(runs.map { $0.result.wallSeconds * 1000 }, 1)) | \(runs.map { String($0.tokenCalls) }.joined(separator: ", ")) "
+                + "| \(runs.map(\.result.failures).reduce(0, +)) | \(self.spread(runs.map(\.result.cpuMicrosecondsPerRequest), 1)) "
+                + "| \(self.spread(runs.map { Double($0.handshakes) })) | \(self.spread(runs.map { Double($0.result.peakRSSKiB) / 1024 }, 1)) |",
+        ]
+    }
+
+    private func trustTable(_ spec: RunSpec) -> [String] {
+        let runs = self.runs(spec, .project)
+        return [
+            "| Evaluation | µs per evaluation |",
+            "|---|---|",
+            "| cold: `ServerTrust.evaluate` (parse, path building, Web PKI rules, pins), median per round | \(self.spread(runs.compactMap { $0.result.extra["coldMedianMicroseconds"] }, 1)) |",
+            "| cold, p99 per round | \(self.spread(runs.compactMap { $0.result.extra["coldP99Microseconds"] }, 1)) |",
+            "| cached: `TrustDecisionCache.lookup(presentedChain:requirements:now:)`, the lookup a repeat handshake makes | \(self.spread(runs.compactMap { $0.result.extra["cachedMicroseconds"] }, 3)) |",
+        ]
+    }
+
+    private func storeTable(_ spec: RunSpec) -> [String] {
+        let runs = self.runs(spec, .project)
+        return [
+            "| Operation | operations/s |",
+            "|---|---|",
+            "| set (256-byte values, each durable: sealed, written to a temporary file, fsync, rename) | \(self.spread(runs.compactMap { $0.result.extra["setOpsPerSecond"] })) |",
+            "| get | \(self.spread(runs.compactMap { $0.result.extra["getOpsPerSecond"] })) |",
+        ]
+    }
+
+    private func targets() -> [(String, String, Bool)] {
+        var rows: [(String, String, Bool)] = []
+        func spec(_ id: String) -> RunSpec? { self.specs.first { $0.id == id } }
+        for id in ["keepalive-c1", "keepalive-c32"] {
+            guard let spec = spec(id) else { continue }
+            let project = self.med(self.rate(spec, .project))
+            let ahc = project / self.med(self.rate(spec, .asyncHTTPClient))
+            let limit = project / self.med(self.rate(spec, .limit))
+            rows.append(("\(id): ≥ 2.0× AsyncHTTPClient", String(format: "%.2f×", ahc), ahc >= 2.0))
+            rows.append(("\(id): ≥ 0.9× the limit", String(format: "%.2f×", limit), limit >= 0.9))
+        }
+        for id in ["newconn-c1", "newconn-c8"] {
+            guard let spec = spec(id) else { continue }
+            let project = self.med(self.rate(spec, .project))
+            let ahc = project / self.med(self.rate(spec, .asyncHTTPClient))
+            let limit = project / self.med(self.rate(spec, .limit))
+            rows.append(("\(id): ≥ 1.1× AsyncHTTPClient", String(format: "%.2f×", ahc), ahc >= 1.1))
+            rows.append(("\(id): ≥ 0.85× the limit", String(format: "%.2f×", limit), limit >= 0.85))
+        }
+        if let spec = spec("trust") {
+            let cached = self.med(self.runs(spec, .project).compactMap { $0.result.extra["cachedMicroseconds"] })
+            rows.append(("cached trust evaluation < 5 µs", String(format: "%.3f µs", cached), cached < 5))
+        }
+        for id in ["tokens-expired", "tokens-rejected"] {
+            guard let spec = spec(id) else { continue }
+            let calls = self.runs(spec, .project).map(\.tokenCalls)
+            let failures = self.runs(spec, .project).map(\.result.failures).reduce(0, +)
+            rows.append(("\(id): exactly one refresh per storm", calls.map(String.init).joined(separator: ", ") + " (\(failures) failed requests)", calls.allSatisfy { $0 == 1 } && failures == 0))
+        }
+        var worst = -Double.infinity
+        var worstID = ""
+        for spec in self.specs where spec.clients.contains(.asyncHTTPClient) {
+            let project = self.med(self.runs(spec, .project).map { Double($0.result.peakRSSKiB) })
+            let ahc = self.med(self.runs(spec, .asyncHTTPClient).map { Double($0.result.peakRSSKiB) })
+            let ratio = project / ahc - 1
+            if ratio > worst { worst = ratio; worstID = spec.id }
+        }
+        if !worstID.isEmpty {
+            rows.append(("peak RSS within 10 % of AsyncHTTPClient (worst workload)", String(format: "%+.1f %% (%@)", worst * 100, worstID), worst <= 0.10))
+        }
+        return rows
+    }
+
+    static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date())
+    }
+
+    static func machine() -> [String] {
+        var lines: [String] = []
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" } ?? "unknown"
+        lines.append("CPU: \(model), \(ProcessInfo.processInfo.activeProcessorCount) cores online")
+        lines.append(String(format: "Memory: %.1f GiB", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824))
+        lines.append("OS: \(ProcessInfo.processInfo.operatingSystemVersionString)")
+        #if compiler(>=6.3)
+        lines.append("Compiler: Swift 6.3 or later, release build (-c release)")
+        #else
+        lines.append("Compiler: Swift 6, release build (-c release)")
+        #endif
+        let resolved = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Package.resolved")
+        if let data = try? Data(contentsOf: resolved),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let pins = object["pins"] as? [[String: Any]]
+        {
+            let wanted = ["async-http-client", "swift-nio", "swift-nio-ssl", "swift-certificates", "swift-crypto", "swift-asn1"]
+            let versions = pins.compactMap { pin -> String? in
+                guard let identity = pin["identity"] as? String, wanted.contains(identity),
+                    let state = pin["state"] as? [String: Any], let version = state["version"] as? String
+                else { return nil }
+                return "\(identity) \(version)"
+            }.sorted()
+            lines.append("Packages: " + versions.joined(separator: ", "))
+        }
+        return lines
+    }
+}
