@@ -30,15 +30,31 @@ public struct HTTPTransportResponse: Sendable {
     /// The body, at most ``HTTPTransportConfiguration/maximumResponseBodySize`` bytes.
     public var body: Data
     /// The URL of the request that produced this response (differs from the original after redirects).
-    public var url: URL
+    public var url: URL {
+        get { self.storedURL ?? self.finalRequest?.url ?? URL(string: "about:blank")! }
+        set { self.storedURL = newValue }
+    }
     /// How many redirects were followed.
     public var redirectCount: Int
+
+    // The URL is built from the final request only when asked for: parsing it on every
+    // response would cost more than the rest of a keep-alive exchange's bookkeeping.
+    private var storedURL: URL?
+    private var finalRequest: HTTPRequest?
 
     /// Creates a response.
     public init(response: HTTPResponse, body: Data, url: URL, redirectCount: Int = 0) {
         self.response = response
         self.body = body
-        self.url = url
+        self.storedURL = url
+        self.redirectCount = redirectCount
+    }
+
+    /// A response whose URL is that of `request` (scheme, authority and path).
+    init(response: HTTPResponse, body: Data, request: HTTPRequest, redirectCount: Int) {
+        self.response = response
+        self.body = body
+        self.finalRequest = request
         self.redirectCount = redirectCount
     }
 }

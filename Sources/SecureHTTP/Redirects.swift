@@ -23,8 +23,74 @@ struct Origin: Hashable, Sendable, CustomStringConvertible {
 /// One request of a redirect chain, as a transport sends it.
 struct RedirectHop: Sendable {
     var request: HTTPRequest
-    var url: URL
     var body: Data?
+
+    /// The hop's URL, built from the request when needed (a policy decision not yet memoised,
+    /// a redirect to resolve): a keep-alive request to a known origin never parses one.
+    var url: URL {
+        // The request was checked when the chain started (``RequestTarget/isValid(_:)``), and a
+        // redirect hop is built from a parsed URL, so this never falls back in practice.
+        self.request.url ?? URL(string: "about:blank")!
+    }
+}
+
+/// Checks of a request's target made without building a `URL`.
+enum RequestTarget {
+    /// Whether the request has a scheme, a non-empty authority and a path made only of the
+    /// characters RFC 3986 allows in a path and query (unreserved, sub-delims, `:`, `@`, `/`,
+    /// `?` and percent-encoded octets). No space, control character or quote can reach the
+    /// request line.
+    static func isValid(_ request: HTTPRequest) -> Bool {
+        guard let scheme = request.scheme, !scheme.isEmpty, let authority = request.authority, !authority.isEmpty,
+            let path = request.path, path.utf8.first == UInt8(ascii: "/")
+        else {
+            return false
+        }
+        for byte in authority.utf8 where !Self.allowedInAuthority(byte) {
+            return false
+        }
+        var pending = 0  // hex digits still expected after a %
+        for byte in path.utf8 {
+            if pending > 0 {
+                guard Self.isHexDigit(byte) else { return false }
+                pending -= 1
+            } else if byte == UInt8(ascii: "%") {
+                pending = 2
+            } else if !Self.allowedInPath(byte) {
+                return false
+            }
+        }
+        return pending == 0
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~")
+    }
+
+    private static func isSubDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default:
+            false
+        }
+    }
+
+    private static func allowedInPath(_ byte: UInt8) -> Bool {
+        Self.isUnreserved(byte) || Self.isSubDelimiter(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@")
+            || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?")
+    }
+
+    private static func allowedInAuthority(_ byte: UInt8) -> Bool {
+        Self.isUnreserved(byte) || Self.isSubDelimiter(byte) || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "@")
+            || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "%")
+    }
 }
 
 /// The redirect rules, without I/O: which statuses redirect, how the method and body change,
@@ -90,7 +156,7 @@ struct RedirectRules: Sendable {
             }
         }
         request.url = target
-        let next = RedirectHop(request: request, url: target, body: body)
+        let next = RedirectHop(request: request, body: body)
         let key = Self.visitKey(next)
         if self.visited.contains(key) {
             throw SecureHTTPError(.redirectLoop, "redirect loop back to \(targetOrigin)\(target.path)")

@@ -9,10 +9,12 @@ import ServerTrust
 /// fields have been checked.
 struct PreparedHop: Sendable {
     var request: HTTPRequest
-    var url: URL
     var body: Data?
     var origin: Origin
     var requirements: ConnectionRequirements
+
+    /// The hop's URL, built on demand (the NIO transport never needs it).
+    var url: URL { RedirectHop(request: self.request, body: nil).url }
 }
 
 /// The policy's answer per scheme and authority. ``TransportSecurityPolicy/requirements(for:)``
@@ -134,10 +136,10 @@ struct RequestDriver: Sendable {
         body: Data?,
         exchange: @Sendable (PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
-        guard let url = request.url, url.host != nil else {
+        guard RequestTarget.isValid(request) else {
             throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
         }
-        var hop = RedirectHop(request: request, url: url, body: body)
+        var hop = RedirectHop(request: request, body: body)
         var rules = RedirectRules(policy: self.configuration.redirects, first: hop)
         while true {
             let prepared = try self.prepare(hop)
@@ -152,7 +154,7 @@ struct RequestDriver: Sendable {
                 return HTTPTransportResponse(
                     response: response,
                     body: responseBody,
-                    url: hop.url,
+                    request: hop.request,
                     redirectCount: rules.followed
                 )
             }
@@ -171,12 +173,15 @@ struct RequestDriver: Sendable {
         if let memoKey, let known = self.memo.lookup(memoKey) {
             (origin, requirements) = known
         } else {
+            guard let url = hop.request.url, url.host != nil else {
+                throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
+            }
             do {
-                requirements = try self.configuration.policy.requirements(for: hop.url)
+                requirements = try self.configuration.policy.requirements(for: url)
             } catch {
                 throw SecureHTTPError.policy(error)
             }
-            guard let parsed = Origin(hop.url) else {
+            guard let parsed = Origin(url) else {
                 throw SecureHTTPError(.invalidRequest, "the request URL has no host")
             }
             origin = parsed
@@ -185,7 +190,7 @@ struct RequestDriver: Sendable {
         for field in hop.request.headerFields where !HTTPField.isValidValue(field.value) {
             throw SecureHTTPError(.invalidHeaderValue, "the value of \(field.name) contains a character HTTP forbids")
         }
-        return PreparedHop(request: hop.request, url: hop.url, body: hop.body, origin: origin, requirements: requirements)
+        return PreparedHop(request: hop.request, body: hop.body, origin: origin, requirements: requirements)
     }
 }
 

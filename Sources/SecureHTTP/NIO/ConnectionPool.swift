@@ -27,6 +27,25 @@ final class ConnectionPool: Sendable {
     struct Key: Hashable, Sendable {
         let origin: Origin
         let requirements: ConnectionRequirements
+        /// Computed once: the pool looks a key up several times per request.
+        private let hash: Int
+
+        init(origin: Origin, requirements: ConnectionRequirements) {
+            self.origin = origin
+            self.requirements = requirements
+            var hasher = Hasher()
+            hasher.combine(origin)
+            hasher.combine(requirements)
+            self.hash = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(self.hash)
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.hash == rhs.hash && lhs.origin == rhs.origin && lhs.requirements == rhs.requirements
+        }
     }
 
     private enum Grant: Sendable {
@@ -345,7 +364,8 @@ final class ConnectionPool: Sendable {
                 },
                 group: self.group,
                 timeouts: self.configuration.timeouts,
-                deadline: deadline
+                deadline: deadline,
+                onClose: { [weak self] in self?.idleConnectionGone(id, key: key) }
             )
         } catch {
             let effects = self.state.withLockedValue { state in
@@ -361,9 +381,6 @@ final class ConnectionPool: Sendable {
             state.machine.connected(key, id)
             state.connections[id] = connection
             return state.machine.isShutDown
-        }
-        connection.channel.closeFuture.whenComplete { _ in
-            self.idleConnectionGone(id, key: key)
         }
         if isShutDown {
             self.release(connection, key: key, reusable: false)

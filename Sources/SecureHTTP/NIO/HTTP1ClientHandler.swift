@@ -44,10 +44,15 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let usesTLS: Bool
     private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var requestKeepAlive = true
-    private var deadlineTimer: Scheduled<Void>?
     private let idleTimeout: TimeAmount
     private var idleSince = NIODeadline.now()
-    private var idleTimer: Scheduled<Void>?
+    /// The deadline of the exchange in flight.
+    private var exchangeDeadline: NIODeadline?
+    /// One timer per connection serves both the exchange deadline and the idle timeout. It may
+    /// fire early (it then re-evaluates and re-arms), so a keep-alive exchange whose deadline is
+    /// later than the pending fire time schedules and cancels nothing.
+    private var timer: Scheduled<Void>?
+    private var timerDue: NIODeadline?
     /// Why the connection ended, for a request written after the fact (a TLS 1.3 server's
     /// alert can arrive before the first request is written).
     private var closeReason: SecureHTTPError? {
@@ -109,10 +114,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         self.state = .awaitingHead(exchange)
         self.requestKeepAlive = exchange.head.isKeepAlive
-        self.deadlineTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: exchange.deadline) {
-            self.deadlineTimer = nil
-            self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
-        }
+        self.exchangeDeadline = exchange.deadline
+        self.ensureTimer(context: context, firesBy: exchange.deadline)
         context.write(self.wrapOutboundOut(.head(exchange.head)), promise: nil)
         if let body = exchange.body, body.readableBytes > 0 {
             context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
@@ -141,12 +144,17 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             self.state = .receivingBody(exchange, head, buffer)
         case (.end, .receivingBody(let exchange, let head, let buffer)):
             self.state = .idle
-            self.deadlineTimer?.cancel()
-            self.deadlineTimer = nil
+            self.exchangeDeadline = nil
             let reusable = head.isKeepAlive && self.requestKeepAlive
-            if reusable { self.armIdleTimer(context: context) }
+            if reusable {
+                self.idleSince = .now()
+                self.ensureTimer(context: context, firesBy: self.idleSince + self.idleTimeout)
+            } else {
+                // Closed before the caller resumes, so that its release finds the channel
+                // inactive and need not close it again from off the loop.
+                context.close(promise: nil)
+            }
             exchange.promise.succeed(Completed(head: head, body: buffer, reusable: reusable))
-            if !reusable { context.close(promise: nil) }
         default:
             self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response part out of order"))
         }
@@ -180,34 +188,46 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    /// Starts (or moves) the idle clock. One timer per connection: it is re-armed for the
-    /// remaining time when it fires early, rather than cancelled and rescheduled per request.
-    private func armIdleTimer(context: ChannelHandlerContext) {
-        self.idleSince = .now()
-        if self.idleTimer == nil {
-            self.scheduleIdleCheck(context: context, at: self.idleSince + self.idleTimeout)
+    /// Makes sure the connection's timer fires no later than `due`: an earlier pending fire
+    /// time is kept, a later one is replaced.
+    private func ensureTimer(context: ChannelHandlerContext, firesBy due: NIODeadline) {
+        if let pending = self.timerDue, pending <= due { return }
+        self.timer?.cancel()
+        self.timerDue = due
+        self.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+            self.timer = nil
+            self.timerDue = nil
+            self.timerFired(context: context)
         }
     }
 
-    private func scheduleIdleCheck(context: ChannelHandlerContext, at due: NIODeadline) {
-        self.idleTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
-            self.idleTimer = nil
-            guard case .idle = self.state else { return }  // busy: the end of the exchange re-arms
+    private func timerFired(context: ChannelHandlerContext) {
+        let now = NIODeadline.now()
+        switch self.state {
+        case .awaitingHead, .receivingBody:
+            guard let deadline = self.exchangeDeadline else { return }
+            if deadline <= now {
+                self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
+            } else {
+                self.ensureTimer(context: context, firesBy: deadline)
+            }
+        case .idle:
             let due = self.idleSince + self.idleTimeout
-            if due <= .now() {
+            if due <= now {
                 self.state = .closed
                 context.close(promise: nil)
             } else {
-                self.scheduleIdleCheck(context: context, at: due)
+                self.ensureTimer(context: context, firesBy: due)
             }
+        case .closed:
+            break
         }
     }
 
     private func cancelTimers() {
-        self.deadlineTimer?.cancel()
-        self.deadlineTimer = nil
-        self.idleTimer?.cancel()
-        self.idleTimer = nil
+        self.timer?.cancel()
+        self.timer = nil
+        self.timerDue = nil
     }
 
     private func failPending(_ error: SecureHTTPError) {

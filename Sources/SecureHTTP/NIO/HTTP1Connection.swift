@@ -36,7 +36,8 @@ final class HTTP1Connection: Sendable {
         makeTrust: @Sendable () -> HandshakeTrust,
         group: any EventLoopGroup,
         timeouts: HTTPTransportConfiguration.Timeouts,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousClock.Instant,
+        onClose: @escaping @Sendable () -> Void
     ) async throws(SecureHTTPError) -> HTTP1Connection {
         let host = requirements.host
         let remaining = ContinuousClock.now.duration(to: deadline)
@@ -50,93 +51,146 @@ final class HTTP1Connection: Sendable {
         }
         let handshakeBox = HandshakeBox()
         let closeReason = NIOLockedValueBox<SecureHTTPError?>(nil)
-        let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(TimeAmount(connectBudget))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let promise = channel.eventLoop.makePromise(of: Void.self)
-                    handshakeBox.future = promise.futureResult
-                    if let sslContext, let trust {
-                        let serverName = IPAddressLiteral.isIPAddress(host) ? nil : host
-                        let tls = try NIOSSLClientHandler(
-                            context: sslContext,
-                            serverHostname: serverName,
-                            customVerificationCallbackWithMetadata: trust.verify
+        let loop = group.next()
+        let makeBootstrap: @Sendable () -> ClientBootstrap = {
+            ClientBootstrap(group: loop)
+                .connectTimeout(TimeAmount(connectBudget))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let promise = channel.eventLoop.makePromise(of: Void.self)
+                        handshakeBox.future = promise.futureResult
+                        if let sslContext, let trust {
+                            let serverName = IPAddressLiteral.isIPAddress(host) ? nil : host
+                            let tls = try NIOSSLClientHandler(
+                                context: sslContext,
+                                serverHostname: serverName,
+                                customVerificationCallbackWithMetadata: trust.verify
+                            )
+                            try channel.pipeline.syncOperations.addHandler(tls)
+                        }
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        try channel.pipeline.syncOperations.addHandler(
+                            HTTP1ClientHandler(
+                                handshakePromise: promise,
+                                usesTLS: sslContext != nil,
+                                closeReason: closeReason,
+                                idleTimeout: TimeAmount(timeouts.idle),
+                                mapError: mapError
+                            )
                         )
-                        try channel.pipeline.syncOperations.addHandler(tls)
                     }
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(
-                        HTTP1ClientHandler(
-                            handshakePromise: promise,
-                            usesTLS: sslContext != nil,
-                            closeReason: closeReason,
-                            idleTimeout: TimeAmount(timeouts.idle),
-                            mapError: mapError
-                        )
-                    )
                 }
-            }
+        }
 
+        // The whole setup (connect, handshake timer, completion) runs on the connection's event
+        // loop, entered once: each future callback or timer registered from off the loop would
+        // cost a hop, and a new connection would pay half a dozen of them.
+        let attempt = ConnectAttempt()
         let channel: any Channel
         do {
-            channel = try await bootstrap.connect(host: origin.host, port: origin.port).get()
-        } catch {
-            if case ChannelError.connectTimeout = error {
-                if connectBudget < timeouts.connect {
-                    throw SecureHTTPError(.deadlineExceeded, "the request deadline passed while connecting to \(origin)")
+            channel = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<any Channel, any Error>) in
+                    loop.execute {
+                        makeBootstrap().connect(host: origin.host, port: origin.port).whenComplete { result in
+                            switch result {
+                            case .failure(let error):
+                                continuation.resume(throwing: Self.connectError(error, origin: origin, budget: connectBudget, timeouts: timeouts))
+                            case .success(let channel):
+                                Self.awaitHandshake(
+                                    channel: channel,
+                                    handshake: handshakeBox.future,
+                                    attempt: attempt,
+                                    origin: origin,
+                                    budget: min(timeouts.tlsHandshake, ContinuousClock.now.duration(to: deadline)),
+                                    timeouts: timeouts,
+                                    mapError: mapError,
+                                    onClose: onClose,
+                                    continuation: continuation
+                                )
+                            }
+                        }
+                    }
                 }
-                throw SecureHTTPError(.connectTimeout, "no connection to \(origin) within \(timeouts.connect)")
-            }
-            throw SecureHTTPError(.connectFailed, "could not connect to \(origin): \(error)")
-        }
-
-        guard let handshake = handshakeBox.future else {
-            channel.close(promise: nil)
-            throw SecureHTTPError(.connectFailed, "the connection to \(origin) was not set up")
-        }
-        let handshakeBudget = min(timeouts.tlsHandshake, ContinuousClock.now.duration(to: deadline))
-        // The timer and the handshake's completion both run on the channel's event loop, so
-        // exactly one of them wins: a handshake that finished is never closed by a late timer.
-        let timedOut = NIOLockedValueBox<Bool?>(nil)
-        handshake.whenComplete { _ in
-            timedOut.withLockedValue { if $0 == nil { $0 = false } }
-        }
-        let timeout = channel.eventLoop.scheduleTask(in: TimeAmount(max(handshakeBudget, .zero))) {
-            let fire = timedOut.withLockedValue { state -> Bool in
-                guard state == nil else { return false }
-                state = true
-                return true
-            }
-            if fire { channel.close(promise: nil) }
-        }
-        do {
-            let waiter = channel.eventLoop.makePromise(of: Void.self)
-            handshake.cascade(to: waiter)
-            try await withTaskCancellationHandler {
-                try await waiter.futureResult.get()
             } onCancel: {
-                waiter.fail(SecureHTTPError(.cancelled, "the request was cancelled during the handshake"))
-                channel.close(promise: nil)
+                attempt.cancel()
             }
-            timeout.cancel()
         } catch {
-            timeout.cancel()
-            channel.close(promise: nil)
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled during the handshake") }
-            if timedOut.withLockedValue({ $0 }) == true {
-                if handshakeBudget < timeouts.tlsHandshake {
-                    throw SecureHTTPError(.deadlineExceeded, "the request deadline passed during the TLS handshake with \(origin)")
-                }
-                throw SecureHTTPError(
-                    .tlsHandshakeTimeout,
-                    "the TLS handshake with \(origin) took longer than \(timeouts.tlsHandshake)"
-                )
-            }
+            if let error = error as? SecureHTTPError { throw error }
             throw mapError(error)
         }
         return HTTP1Connection(id: id, channel: channel, closeReason: closeReason)
+    }
+
+    private static func connectError(
+        _ error: any Error,
+        origin: Origin,
+        budget: Duration,
+        timeouts: HTTPTransportConfiguration.Timeouts
+    ) -> SecureHTTPError {
+        if case ChannelError.connectTimeout = error {
+            if budget < timeouts.connect {
+                return SecureHTTPError(.deadlineExceeded, "the request deadline passed while connecting to \(origin)")
+            }
+            return SecureHTTPError(.connectTimeout, "no connection to \(origin) within \(timeouts.connect)")
+        }
+        return SecureHTTPError(.connectFailed, "could not connect to \(origin): \(error)")
+    }
+
+    /// On the event loop, once connected: arms the handshake timer and resumes `continuation`
+    /// when the handshake ends. The timer and the handshake's completion run on the same loop,
+    /// so exactly one of them decides.
+    private static func awaitHandshake(
+        channel: any Channel,
+        handshake: EventLoopFuture<Void>?,
+        attempt: ConnectAttempt,
+        origin: Origin,
+        budget: Duration,
+        timeouts: HTTPTransportConfiguration.Timeouts,
+        mapError: @escaping @Sendable (any Error) -> SecureHTTPError,
+        onClose: @escaping @Sendable () -> Void,
+        continuation: CheckedContinuation<any Channel, any Error>
+    ) {
+        guard let handshake else {
+            channel.close(promise: nil)
+            continuation.resume(throwing: SecureHTTPError(.connectFailed, "the connection to \(origin) was not set up"))
+            return
+        }
+        guard attempt.connected(channel) else {
+            channel.close(promise: nil)
+            continuation.resume(throwing: SecureHTTPError(.cancelled, "the request was cancelled during the handshake"))
+            return
+        }
+        let timer = HandshakeTimer()
+        let loop = channel.eventLoop.assumeIsolated()
+        let scheduled = loop.scheduleTask(in: TimeAmount(max(budget, .zero))) {
+            timer.timedOut = true
+            channel.close(promise: nil)
+        }
+        handshake.assumeIsolated().whenComplete { result in
+            scheduled.cancel()
+            switch result {
+            case .success:
+                channel.closeFuture.whenComplete { _ in onClose() }
+                continuation.resume(returning: channel)
+            case .failure(let error):
+                channel.close(promise: nil)
+                if timer.timedOut {
+                    if budget < timeouts.tlsHandshake {
+                        continuation.resume(
+                            throwing: SecureHTTPError(.deadlineExceeded, "the request deadline passed during the TLS handshake with \(origin)")
+                        )
+                    } else {
+                        continuation.resume(
+                            throwing: SecureHTTPError(.tlsHandshakeTimeout, "the TLS handshake with \(origin) took longer than \(timeouts.tlsHandshake)")
+                        )
+                    }
+                } else {
+                    continuation.resume(throwing: mapError(error))
+                }
+            }
+        }
     }
 
     /// Sends one request and reads the whole response (bounded by `maximumBodySize`), failing
@@ -163,7 +217,9 @@ final class HTTP1Connection: Sendable {
         let closeReason = self.closeReason
         do {
             let completed = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTP1ClientHandler.Completed, any Error>) in
+                // Resumed exactly once, by the promise's completion (an unsafe continuation saves the
+                // checked one's allocation on every exchange).
+                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>) in
                     // One hop onto the event loop for the whole exchange: registering on a future
                     // or writing from off the loop would each cost a hop (and a wake-up) of its own.
                     let loop = channel.eventLoop
@@ -197,7 +253,8 @@ final class HTTP1Connection: Sendable {
     }
 
     func close() {
-        self.channel.close(promise: nil)
+        // Closing from off the loop costs a hop; a channel that is already closed needs none.
+        if self.channel.isActive { self.channel.close(promise: nil) }
     }
 
     static func makeHead(_ request: HTTPRequest, body: Data?) -> HTTPRequestHead {
@@ -265,5 +322,35 @@ extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// Whether the handshake timer fired; only touched on the connection's event loop.
+private final class HandshakeTimer {
+    var timedOut = false
+}
+
+/// Lets a cancelled task close a connection that is still being set up.
+// SAFETY: both fields are read and written only under `lock`.
+private final class ConnectAttempt: @unchecked Sendable {
+    private let lock = NIOLock()
+    private var channel: (any Channel)?
+    private var cancelled = false
+
+    /// Records the connected channel; false when the attempt was cancelled first.
+    func connected(_ channel: any Channel) -> Bool {
+        self.lock.withLock {
+            self.channel = channel
+            return !self.cancelled
+        }
+    }
+
+    /// Cancels the attempt: closes the channel if there is one (which fails the handshake).
+    func cancel() {
+        let channel = self.lock.withLock { () -> (any Channel)? in
+            self.cancelled = true
+            return self.channel
+        }
+        channel?.close(promise: nil)
     }
 }

@@ -51,7 +51,11 @@ final class HandshakeTrust: Sendable {
             return
         }
         if let hit = self.cache.lookup(presentedChain: der, requirements: self.requirements, now: self.now()) {
-            promise.succeed(Self.verified(hit.validatedChainDER))
+            if let chain = hit.attachment as? NIOSSL.ValidatedCertificateChain {
+                promise.succeed(.certificateVerified(VerificationMetadata(chain)))
+            } else {
+                promise.succeed(Self.verified(hit.validatedChainDER))
+            }
             return
         }
         promise.completeWithTask {
@@ -68,8 +72,12 @@ final class HandshakeTrust: Sendable {
                 self.record(ServerTrustError.malformedPresentedChain, report: nil)
                 return .failed
             }
-            self.cache.record(decision, presentedChain: der, requirements: self.requirements, now: now)
-            return Self.verified(chain)
+            let result = Self.verified(chain)
+            guard case .certificateVerified(let metadata) = result, let validated = metadata.validatedCertificateChain else {
+                return result
+            }
+            self.cache.record(decision, presentedChain: der, requirements: self.requirements, now: now, attachment: validated)
+            return result
         }
     }
 

@@ -28,6 +28,9 @@ public final class TrustDecisionCache: Sendable {
         public let decision: TrustDecision
         /// The validated chain in DER, leaf first, anchor last.
         public let validatedChainDER: [[UInt8]]
+        /// What the caller stored with the decision (a TLS integration keeps its own ready-made
+        /// form of the chain here, so a repeat handshake does not parse it again).
+        public let attachment: (any Sendable)?
     }
 
     private struct Key: Hashable, Sendable {
@@ -74,8 +77,15 @@ public final class TrustDecisionCache: Sendable {
     }
 
     /// Keeps `decision` for `presentedChain` under `requirements` if it is trusted, carries no
-    /// pin report and its chain is valid at `now`; otherwise does nothing.
-    public func record(_ decision: TrustDecision, presentedChain: [[UInt8]], requirements: ConnectionRequirements, now: Date) {
+    /// pin report and its chain is valid at `now`; otherwise does nothing. `attachment` comes
+    /// back with every hit.
+    public func record(
+        _ decision: TrustDecision,
+        presentedChain: [[UInt8]],
+        requirements: ConnectionRequirements,
+        now: Date,
+        attachment: (any Sendable)? = nil
+    ) {
         guard decision.isTrusted, decision.pinReport == nil, !decision.chain.isEmpty,
             let expires = decision.chain.map(\.notValidAfter).min(), now < expires
         else { return }
@@ -87,7 +97,7 @@ public final class TrustDecisionCache: Sendable {
             der.append(serializer.serializedBytes)
         }
         let key = Key(presentedChain: presentedChain, requirements: requirements)
-        let hit = Hit(decision: decision, validatedChainDER: der)
+        let hit = Hit(decision: decision, validatedChainDER: der, attachment: attachment)
         self.state.withLock { state in
             if state.entries.count >= self.capacity, state.entries[key] == nil {
                 state.entries = state.entries.filter { now < $0.value.expires }

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPTypes
+@testable import SecureHTTP
+import Testing
+
+/// The request target is checked without building a URL; nothing that could break the request
+/// line gets through.
+@Suite("Request target checks")
+struct RequestTargetTests {
+    func request(_ path: String, authority: String = "example.com:8443") -> HTTPRequest {
+        HTTPRequest(method: .get, scheme: "https", authority: authority, path: path)
+    }
+
+    @Test(arguments: [
+        "/", "/a/b/c", "/search?q=a%20b&lang=en", "/users/%E2%9C%93", "/x;y=z", "/~user/file.json",
+        "/a:b@c", "/it's(fine)!*+,$",
+    ])
+    func ordinaryTargetsAreAccepted(path: String) {
+        #expect(RequestTarget.isValid(self.request(path)))
+        // The same target parses as a URL, so the lazily built URL is the real one.
+        #expect(self.request(path).url != nil)
+    }
+
+    @Test(arguments: [
+        "", "relative", "/a b", "/a\r\nX-Injected: 1", "/\"quoted\"", "/<tag>", "/a\\b", "/%", "/%4", "/%zz", "/{x}",
+        "/a|b", "/caf\u{E9}", "/tab\there", "/frag#ment",
+    ])
+    func targetsThatCouldBreakTheRequestLineAreRefused(path: String) {
+        #expect(!RequestTarget.isValid(self.request(path)))
+    }
+
+    @Test(arguments: ["", "exa mple.com", "example.com/evil", "user\"@example.com", "example.com#x"])
+    func badAuthoritiesAreRefused(authority: String) {
+        #expect(!RequestTarget.isValid(self.request("/", authority: authority)))
+    }
+
+    @Test func theTransportRefusesABadTargetBeforeConnecting() async throws {
+        let transport = try NIOHTTPTransport()
+        // Port 9 on loopback: nothing listens, so reaching the network would fail differently.
+        let error = await #expect(throws: SecureHTTPError.self) {
+            _ = try await transport.send(self.request("/a b", authority: "127.0.0.1:9"))
+        }
+        #expect(error?.code == .invalidRequest)
+        #expect(transport.statistics.connectionsOpened == 0)
+        await transport.shutdown()
+    }
+
+    @Test func theResponseURLIsTheFinalRequestsURL() {
+        let response = HTTPTransportResponse(
+            response: HTTPResponse(status: .ok),
+            body: Data(),
+            request: self.request("/a/b?c=d"),
+            redirectCount: 0
+        )
+        #expect(response.url.absoluteString == "https://example.com:8443/a/b?c=d")
+        var copy = response
+        copy.url = URL(string: "https://other.example/")!
+        #expect(copy.url.absoluteString == "https://other.example/")
+    }
+}
