@@ -61,9 +61,13 @@ struct ClientCommand: AsyncParsableCommand {
         default:
             throw ValidationError("unknown workload \(self.workload)")
         }
+        var final = result
+        let split = residentSplitKiB()
+        final.extra["rssAnonKiB"] = Double(split.anonymous)
+        final.extra["rssFileKiB"] = Double(split.file)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        print(String(decoding: try encoder.encode(final), as: UTF8.self))
     }
 }
 

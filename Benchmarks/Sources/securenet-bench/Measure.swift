@@ -40,6 +40,24 @@ func peakRSSKiB() -> Int {
     #endif
 }
 
+/// Resident anonymous memory (heap, stacks) and file-backed memory (code, mapped files) of this
+/// process now, in KiB (Linux; zero elsewhere).
+func residentSplitKiB() -> (anonymous: Int, file: Int) {
+    #if os(Linux)
+    var anonymous = 0
+    var file = 0
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) {
+        for line in status.split(separator: "\n") {
+            if line.hasPrefix("RssAnon:") { anonymous = Int(line.filter(\.isNumber)) ?? 0 }
+            if line.hasPrefix("RssFile:") { file = Int(line.filter(\.isNumber)) ?? 0 }
+        }
+    }
+    return (anonymous, file)
+    #else
+    return (0, 0)
+    #endif
+}
+
 /// Monotonic nanoseconds.
 @inline(__always)
 func nowNanoseconds() -> UInt64 {

@@ -35,7 +35,7 @@ struct Report {
         out.append("- One server process (SwiftNIO + NIOSSL, one event-loop thread, HTTP/1.1 keep-alive, TLS 1.3, a TestPKI chain: ECDSA P-256 leaf, intermediate, root) on 127.0.0.1, port 0. It counts TLS handshakes; the runner reads the count before and after every run over the server's stdin/stdout, so \"connections opened\" is what the server saw. The transport has no HTTP/2, so the server offers HTTP/1.1 only.")
         out.append("- One client process per run, with one event-loop thread. Every client talks to the same server in the same round; the order of the clients rotates every round (A B C, B C A, C A B, …).")
         out.append("- **project**: `NIOHTTPTransport` with the strict policy, the TestPKI root as the only anchor, the intermediate pinned with the root as backup: chain validation, Web PKI rules and pins all on, trusted decisions cached per (chain, host, policy). **ahc**: AsyncHTTPClient with full verification against the same root (BoringSSL). **limit**: a bare NIO + NIOSSL HTTP/1.1 client with verification off. Each may open as many connections as the concurrency.")
-        out.append("- Each run starts with an unmeasured warm-up (keep-alive: max(100, 8 × concurrency) requests; new connections: 10; large: 4 × concurrency). CPU is the client process's user + system time over the measured part (getrusage), divided by the requests. Latency percentiles are per request. Peak RSS is the client process's VmHWM at its end.")
+        out.append("- Each run starts with an unmeasured warm-up (keep-alive: max(100, 8 × concurrency) requests; new connections: 10; large: 4 × concurrency). CPU is the client process's user + system time over the measured part (getrusage), divided by the requests. Latency percentiles are per request. Peak RSS is the client process's VmHWM at its end; its split into code (file-backed) and heap (anonymous) is read at the same moment (RssFile, RssAnon). All three clients are one executable, so they map the same binary and differ only in what they touch.")
         out.append("- Every figure is the median of \(self.rounds) rounds, with min–max in brackets.\(self.scale != 1 ? " **Request counts scaled by \(self.scale)**: a quick run, not the reference one." : "")")
         out.append("- URLSession is not measured: on Linux, FoundationNetworking's URLSession can only trust CAs in the system bundle (no delegate-based trust evaluation), so it cannot trust the test CA without changing the machine's files.")
         out.append("")
@@ -68,8 +68,8 @@ struct Report {
     private func networkTable(_ spec: RunSpec) -> [String] {
         let rateName = spec.workload == "newconn" ? "handshakes/s" : (spec.workload == "large" ? "MB/s" : "requests/s")
         var lines = [
-            "| Client | \(rateName) | vs ahc | vs limit | p50 µs | p99 µs | CPU µs/request | connections opened | peak RSS MiB | failures |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "| Client | \(rateName) | vs ahc | vs limit | p50 µs | p99 µs | CPU µs/request | connections opened | peak RSS MiB | of it code (file) MiB | heap (anon) MiB | failures |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         let limit = self.med(self.rate(spec, .limit))
         let ahc = self.med(self.rate(spec, .asyncHTTPClient))
@@ -82,7 +82,10 @@ struct Report {
                 "| \(kind.rawValue) | \(self.spread(rates, spec.workload == "large" ? 1 : 0)) | \(String(format: "%.2f×", mine / ahc)) | \(String(format: "%.2f×", mine / limit)) "
                     + "| \(self.spread(runs.compactMap(\.result.p50Microseconds))) | \(self.spread(runs.compactMap(\.result.p99Microseconds))) "
                     + "| \(self.spread(runs.map(\.result.cpuMicrosecondsPerRequest), 1)) | \(self.spread(runs.map { Double($0.handshakes) })) "
-                    + "| \(self.spread(runs.map { Double($0.result.peakRSSKiB) / 1024 }, 1)) | \(runs.map(\.result.failures).reduce(0, +)) |"
+                    + "| \(self.spread(runs.map { Double($0.result.peakRSSKiB) / 1024 }, 1)) "
+                    + "| \(self.spread(runs.compactMap { $0.result.extra["rssFileKiB"].map { $0 / 1024 } }, 1)) "
+                    + "| \(self.spread(runs.compactMap { $0.result.extra["rssAnonKiB"].map { $0 / 1024 } }, 1)) "
+                    + "| \(runs.map(\.result.failures).reduce(0, +)) |"
             )
         }
         lines.append("")
@@ -167,6 +170,18 @@ struct Report {
         }
         if !worstID.isEmpty {
             rows.append(("peak RSS within 10 % of AsyncHTTPClient (worst workload)", String(format: "%+.1f %% (%@)", worst * 100, worstID), worst <= 0.10))
+        }
+        // The same comparison for the heap alone (resident anonymous memory at the end of a run).
+        var worstHeap = -Double.infinity
+        var worstHeapID = ""
+        for spec in self.specs where spec.clients.contains(.asyncHTTPClient) {
+            let project = self.med(self.runs(spec, .project).compactMap { $0.result.extra["rssAnonKiB"] })
+            let ahc = self.med(self.runs(spec, .asyncHTTPClient).compactMap { $0.result.extra["rssAnonKiB"] })
+            let ratio = project / ahc - 1
+            if ratio > worstHeap { worstHeap = ratio; worstHeapID = spec.id }
+        }
+        if !worstHeapID.isEmpty {
+            rows.append(("(for reference, not the target) heap within 10 % of AsyncHTTPClient (worst workload)", String(format: "%+.1f %% (%@)", worstHeap * 100, worstHeapID), worstHeap <= 0.10))
         }
         return rows
     }

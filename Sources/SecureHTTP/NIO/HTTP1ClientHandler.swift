@@ -28,14 +28,14 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A complete response and whether the connection may carry another request.
     struct Completed: Sendable {
         let head: HTTPResponseHead
-        let body: ByteBuffer
+        let body: Data
         let reusable: Bool
     }
 
     private enum State {
         case idle
         case awaitingHead(Exchange)
-        case receivingBody(Exchange, HTTPResponseHead, ByteBuffer)
+        case receivingBody(Exchange, HTTPResponseHead, Data)
         case closed
     }
 
@@ -129,18 +129,25 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             if head.status.code >= 100 && head.status.code < 200 && head.status.code != 101 {
                 return  // interim response; the final one follows
             }
-            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > exchange.maximumBodySize {
+            let length = head.headers.first(name: "content-length").flatMap(Int.init)
+            if let length, length > exchange.maximumBodySize {
                 self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
                 return
             }
-            self.state = .receivingBody(exchange, head, context.channel.allocator.buffer(capacity: 0))
-        case (.body(var part), .receivingBody(let exchange, let head, var buffer)):
-            guard buffer.readableBytes + part.readableBytes <= exchange.maximumBodySize else {
+            // The body is collected straight into the `Data` handed to the caller (no second
+            // copy), sized from Content-Length (already checked against the limit) so that it
+            // is not copied again as it grows; at most 1 MiB up front, so that a length the
+            // server only claims cannot make it reserve the whole limit.
+            var body = Data()
+            body.reserveCapacity(min(max(0, length ?? 0), 1 << 20))
+            self.state = .receivingBody(exchange, head, body)
+        case (.body(let part), .receivingBody(let exchange, let head, var buffer)):
+            guard buffer.count + part.readableBytes <= exchange.maximumBodySize else {
                 self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
                 return
             }
             self.state = .closed  // avoid a copy-on-write of the buffer held in the state
-            buffer.writeBuffer(&part)
+            part.withUnsafeReadableBytes { buffer.append(contentsOf: $0) }
             self.state = .receivingBody(exchange, head, buffer)
         case (.end, .receivingBody(let exchange, let head, let buffer)):
             self.state = .idle

@@ -243,7 +243,7 @@ final class HTTP1Connection: Sendable {
                 channel.close(promise: nil)
             }
             let response = try Self.makeResponse(completed.head)
-            return (response, Data(buffer: completed.body), completed.reusable)
+            return (response, completed.body, completed.reusable)
         } catch {
             channel.close(promise: nil)
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }
