@@ -104,6 +104,33 @@ struct ConnectionLiveTests {
         }
     }
 
+    @Test func bodiesOfDifferentSizesOnOneConnectionNeverMix() async throws {
+        let large = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            switch request.uri {
+            case "/large": .status(200, body: large)
+            case "/small": .text("small")
+            default: .status(204)
+            }
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            try await withTransport(Live.configuration()) { transport in
+                // The connection reuses its receive buffer: each body must be exactly its own,
+                // whatever came before it, and must not change when the next response arrives.
+                let first = try await transport.send(get(url(server, "/large")))
+                let second = try await transport.send(get(url(server, "/small")))
+                let third = try await transport.send(get(url(server, "/empty")))
+                let fourth = try await transport.send(get(url(server, "/large")))
+                #expect(Array(first.body) == large)
+                #expect(String(decoding: second.body, as: UTF8.self) == "small")
+                #expect(third.body.isEmpty)
+                #expect(Array(fourth.body) == large)
+                #expect(Array(first.body) == large)
+                #expect(transport.statistics.connectionsOpened == 1)
+            }
+        }
+    }
+
     @Test func trustDecisionsAreCachedAcrossConnections() async throws {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
             // No keep-alive reuse: the idle timeout is zero, so each request opens a connection.

@@ -28,14 +28,16 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A complete response and whether the connection may carry another request.
     struct Completed: Sendable {
         let head: HTTPResponseHead
-        let body: Data
+        /// The body, in the connection's receive buffer: copy it out before the connection
+        /// carries another request.
+        let body: ByteBuffer
         let reusable: Bool
     }
 
     private enum State {
         case idle
         case awaitingHead(Exchange)
-        case receivingBody(Exchange, HTTPResponseHead, Data)
+        case receivingBody(Exchange, HTTPResponseHead, ByteBuffer)
         case closed
     }
 
@@ -44,6 +46,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let usesTLS: Bool
     private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var requestKeepAlive = true
+    private var receiveBuffer: ByteBuffer?
     private let idleTimeout: TimeAmount
     private var idleSince = NIODeadline.now()
     /// The deadline of the exchange in flight.
@@ -134,20 +137,22 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
                 return
             }
-            // The body is collected straight into the `Data` handed to the caller (no second
-            // copy), sized from Content-Length (already checked against the limit) so that it
-            // is not copied again as it grows; at most 1 MiB up front, so that a length the
-            // server only claims cannot make it reserve the whole limit.
-            var body = Data()
+            // One receive buffer per connection, kept across requests (its capacity is reused,
+            // so a keep-alive connection does not allocate and fault in a fresh buffer for
+            // every large body); reserved from Content-Length (checked against the limit), at
+            // most 1 MiB up front so that a length the server only claims reserves no more.
+            var body = self.receiveBuffer ?? context.channel.allocator.buffer(capacity: 0)
+            self.receiveBuffer = nil
+            body.clear()
             body.reserveCapacity(min(max(0, length ?? 0), 1 << 20))
             self.state = .receivingBody(exchange, head, body)
-        case (.body(let part), .receivingBody(let exchange, let head, var buffer)):
-            guard buffer.count + part.readableBytes <= exchange.maximumBodySize else {
+        case (.body(var part), .receivingBody(let exchange, let head, var buffer)):
+            guard buffer.readableBytes + part.readableBytes <= exchange.maximumBodySize else {
                 self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
                 return
             }
             self.state = .closed  // avoid a copy-on-write of the buffer held in the state
-            part.withUnsafeReadableBytes { buffer.append(contentsOf: $0) }
+            buffer.writeBuffer(&part)
             self.state = .receivingBody(exchange, head, buffer)
         case (.end, .receivingBody(let exchange, let head, let buffer)):
             self.state = .idle
@@ -161,6 +166,9 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 // inactive and need not close it again from off the loop.
                 context.close(promise: nil)
             }
+            // Kept for the next response only if modest: one huge body must not pin its
+            // capacity for the life of the connection.
+            self.receiveBuffer = buffer.capacity <= 256 * 1024 ? buffer : nil
             exchange.promise.succeed(Completed(head: head, body: buffer, reusable: reusable))
         default:
             self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response part out of order"))

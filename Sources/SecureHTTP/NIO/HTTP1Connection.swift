@@ -243,7 +243,8 @@ final class HTTP1Connection: Sendable {
                 channel.close(promise: nil)
             }
             let response = try Self.makeResponse(completed.head)
-            return (response, completed.body, completed.reusable)
+            // Copied out of the connection's receive buffer before the connection is released.
+            return (response, Data(buffer: completed.body, byteTransferStrategy: .copy), completed.reusable)
         } catch {
             channel.close(promise: nil)
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }
