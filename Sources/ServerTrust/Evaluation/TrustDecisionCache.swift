@@ -49,7 +49,20 @@ public final class TrustDecisionCache: Sendable {
         var counter: UInt64 = 0
     }
 
-    private let state = Locked(State())
+    /// The entries behind a lock (`Synchronization.Mutex` needs newer platforms than the package's).
+    // SAFETY: `state` is only read or written inside `withState`, which holds `lock`.
+    private final class StateBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var state = State()
+
+        func withState<Result>(_ body: (inout State) -> Result) -> Result {
+            self.lock.lock()
+            defer { self.lock.unlock() }
+            return body(&self.state)
+        }
+    }
+
+    private let state = StateBox()
 
     /// The most decisions kept.
     public let capacity: Int
@@ -60,13 +73,13 @@ public final class TrustDecisionCache: Sendable {
     }
 
     /// The number of decisions held (expired ones included until they are looked up or evicted).
-    public var count: Int { self.state.withLock { $0.entries.count } }
+    public var count: Int { self.state.withState { $0.entries.count } }
 
     /// The cached decision for `presentedChain` under `requirements`, if one was recorded and
     /// the validated chain is still within its validity at `now`. An expired entry is dropped.
     public func lookup(presentedChain: [[UInt8]], requirements: ConnectionRequirements, now: Date) -> Hit? {
         let key = Key(presentedChain: presentedChain, requirements: requirements)
-        return self.state.withLock { state in
+        return self.state.withState { state in
             guard let entry = state.entries[key] else { return nil }
             guard now < entry.expires else {
                 state.entries[key] = nil
@@ -98,7 +111,7 @@ public final class TrustDecisionCache: Sendable {
         }
         let key = Key(presentedChain: presentedChain, requirements: requirements)
         let hit = Hit(decision: decision, validatedChainDER: der, attachment: attachment)
-        self.state.withLock { state in
+        self.state.withState { state in
             if state.entries.count >= self.capacity, state.entries[key] == nil {
                 state.entries = state.entries.filter { now < $0.value.expires }
                 if state.entries.count >= self.capacity,
@@ -114,7 +127,7 @@ public final class TrustDecisionCache: Sendable {
 
     /// Forgets every decision (after a policy change that should take effect for chains seen before).
     public func removeAll() {
-        self.state.withLock { $0.entries.removeAll() }
+        self.state.withState { $0.entries.removeAll() }
     }
 }
 
