@@ -29,8 +29,15 @@ struct TrustDecisionCacheTests {
 
         let hit = try #require(cache.lookup(presentedChain: chain.derChain, requirements: requirements, now: Fixtures.now))
         #expect(hit.decision.isTrusted)
-        // Leaf, intermediate, root: the anchor comes back too, in DER, as a TLS library wants it.
-        #expect(hit.validatedChainDER == [chain.derChain[0], chain.derChain[1], pki.root.derBytes])
+        // Leaf, intermediate, root: the anchor comes back too.
+        #expect(hit.decision.chain == [chain.certificates[0], chain.certificates[1], pki.root.certificate])
+        #expect(hit.attachment == nil)
+
+        // What a caller stores with a decision comes back with every hit.
+        cache.record(decision, presentedChain: chain.derChain, requirements: requirements, now: Fixtures.now, attachment: "ready-made")
+        let again = try #require(cache.lookup(presentedChain: chain.derChain, requirements: requirements, now: Fixtures.now))
+        #expect(again.attachment as? String == "ready-made")
+        #expect(cache.count == 1)
     }
 
     @Test func anotherHostAnotherPinSetOrAnotherAnchorIsAMiss() async throws {

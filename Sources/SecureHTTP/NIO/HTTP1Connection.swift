@@ -297,10 +297,10 @@ final class HTTP1Connection: Sendable {
     }
 }
 
-/// Carries the handshake future out of the channel initializer (which runs on the event loop
-/// before `connect` returns).
-// SAFETY: written once in the channel initializer and read after `connect` completed, whose
-// future's completion orders the write before the read; the lock makes that explicit.
+/// Carries the handshake future out of the channel initializer to the connect callback (both
+/// run on the connection's event loop, the initializer first).
+// SAFETY: written once in the channel initializer and read in the callback of the connect
+// future, which completes after the initializer ran; the lock makes that ordering explicit.
 private final class HandshakeBox: @unchecked Sendable {
     private let lock = NIOLock()
     private var _future: EventLoopFuture<Void>?

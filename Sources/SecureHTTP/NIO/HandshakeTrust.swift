@@ -50,12 +50,12 @@ final class HandshakeTrust: Sendable {
             promise.succeed(.failed)
             return
         }
-        if let hit = self.cache.lookup(presentedChain: der, requirements: self.requirements, now: self.now()) {
-            if let chain = hit.attachment as? NIOSSL.ValidatedCertificateChain {
-                promise.succeed(.certificateVerified(VerificationMetadata(chain)))
-            } else {
-                promise.succeed(Self.verified(hit.validatedChainDER))
-            }
+        // This transport records every decision with its NIOSSL chain attached, so a hit hands
+        // that chain straight back without parsing anything.
+        if let hit = self.cache.lookup(presentedChain: der, requirements: self.requirements, now: self.now()),
+            let chain = hit.attachment as? NIOSSL.ValidatedCertificateChain
+        {
+            promise.succeed(.certificateVerified(VerificationMetadata(chain)))
             return
         }
         promise.completeWithTask {

@@ -1,5 +1,4 @@
 public import Foundation
-import SwiftASN1
 import X509
 
 /// Trusted decisions per (presented chain, connection requirements), kept until the earliest
@@ -21,13 +20,10 @@ import X509
 /// let decision = await ServerTrust().evaluate(presentedChain: der, requirements: requirements, cache: cache)
 /// ```
 public final class TrustDecisionCache: Sendable {
-    /// A cached decision, with the validated chain in DER (leaf first, anchor last), ready for a
-    /// TLS library that wants it back.
+    /// A cached decision and what the caller stored with it.
     public struct Hit: Sendable {
-        /// The trusted decision, as first evaluated.
+        /// The trusted decision, as first evaluated (its `chain` is the validated chain).
         public let decision: TrustDecision
-        /// The validated chain in DER, leaf first, anchor last.
-        public let validatedChainDER: [[UInt8]]
         /// What the caller stored with the decision (a TLS integration keeps its own ready-made
         /// form of the chain here, so a repeat handshake does not parse it again).
         public let attachment: (any Sendable)?
@@ -102,15 +98,8 @@ public final class TrustDecisionCache: Sendable {
         guard decision.isTrusted, decision.pinReport == nil, !decision.chain.isEmpty,
             let expires = decision.chain.map(\.notValidAfter).min(), now < expires
         else { return }
-        var der: [[UInt8]] = []
-        der.reserveCapacity(decision.chain.count)
-        for certificate in decision.chain {
-            var serializer = DER.Serializer()
-            guard (try? serializer.serialize(certificate)) != nil else { return }
-            der.append(serializer.serializedBytes)
-        }
         let key = Key(presentedChain: presentedChain, requirements: requirements)
-        let hit = Hit(decision: decision, validatedChainDER: der, attachment: attachment)
+        let hit = Hit(decision: decision, attachment: attachment)
         self.state.withState { state in
             if state.entries.count >= self.capacity, state.entries[key] == nil {
                 state.entries = state.entries.filter { now < $0.value.expires }
