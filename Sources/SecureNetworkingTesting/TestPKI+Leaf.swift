@@ -57,8 +57,14 @@ extension TestPKI {
         public var ipAddresses: [String] = TestPKI.defaultIPAddresses
         /// Whether to include a subject alternative name extension at all.
         public var includesSubjectAlternativeNames = true
-        /// The subject common name.
-        public var commonName = "localhost"
+        /// The subject common name; nil leaves it out.
+        public var commonName: String? = "localhost"
+        /// A subject to use instead of O=SecureNetworking Tests, CN=``commonName`` (an empty name
+        /// for an empty subject).
+        public var subject: DistinguishedName?
+        /// A public key for the leaf instead of ``key``'s (for keys no private key can be made
+        /// for, such as an RSA modulus of 2052 bits); the chain's `leafKey` is then unrelated.
+        public var publicKey: Certificate.PublicKey?
         /// Seconds from the reference time to notBefore.
         public var notBeforeOffset: TimeInterval = -86_400
         /// Seconds from the reference time to notAfter.
@@ -78,6 +84,13 @@ extension TestPKI {
         /// The serial number as swift-certificates holds it (unsigned big-endian magnitude; a
         /// top bit set adds a leading zero octet on the wire); nil: a random positive 20-octet serial.
         public var serialNumberBytes: [UInt8]?
+        /// Whether to include an authorityKeyIdentifier naming the issuer's key (a self-signed
+        /// leaf never has one).
+        public var includesAuthorityKeyIdentifier = true
+        /// Whether the subject alternative name extension is marked critical.
+        public var subjectAlternativeNamesAreCritical = false
+        /// Whether the extended key usage extension is marked critical.
+        public var extendedKeyUsageIsCritical = false
         /// Extra extensions.
         public var extraExtensions: [Certificate.Extension] = []
 
@@ -89,10 +102,12 @@ extension TestPKI {
     public func leaf(_ options: LeafOptions = LeafOptions()) throws -> Chain {
         let key = try options.key.make()
         let (issuer, presented) = options.issuer.pick(self)
-        let subject = try DistinguishedName {
-            OrganizationName("SecureNetworking Tests")
-            CommonName(options.commonName)
-        }
+        let subject =
+            try options.subject
+            ?? DistinguishedName {
+                OrganizationName("SecureNetworking Tests")
+                if let commonName = options.commonName { CommonName(commonName) }
+            }
         var extensions = try Certificate.Extensions {
             if options.isCertificateAuthority {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
@@ -101,13 +116,18 @@ extension TestPKI {
             }
         }
         if let keyUsage = options.keyUsage { try extensions.append(Critical(keyUsage).makeCertificateExtension()) }
-        if let usages = options.extendedKeyUsage { try extensions.append(ExtendedKeyUsage(usages).makeCertificateExtension()) }
+        if let issuer, options.includesAuthorityKeyIdentifier {
+            try extensions.append(Self.authorityKeyIdentifier(of: issuer.certificate).makeCertificateExtension())
+        }
+        if let usages = options.extendedKeyUsage {
+            try extensions.append(Certificate.Extension(ExtendedKeyUsage(usages), critical: options.extendedKeyUsageIsCritical))
+        }
         if options.includesSubjectAlternativeNames {
             var names = options.dnsNames.map { GeneralName.dnsName($0) }
             for address in options.ipAddresses {
                 names.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(try Self.addressBytes(address)))))
             }
-            try extensions.append(SubjectAlternativeNames(names).makeCertificateExtension())
+            try extensions.append(Certificate.Extension(SubjectAlternativeNames(names), critical: options.subjectAlternativeNamesAreCritical))
         }
         for ext in options.extraExtensions { try extensions.append(ext) }
 
@@ -116,7 +136,7 @@ extension TestPKI {
 
         let certificate = try Self.sign(
             serialNumber: serial,
-            publicKey: key.publicKey,
+            publicKey: options.publicKey ?? key.publicKey,
             notBefore: self.referenceTime.addingTimeInterval(options.notBeforeOffset),
             notAfter: self.referenceTime.addingTimeInterval(options.notAfterOffset),
             issuer: issuer?.certificate.subject ?? subject,

@@ -132,29 +132,20 @@ public struct TestPKI: Sendable {
         extendedKeyUsage: [ExtendedKeyUsage.Usage]? = nil,
         nameConstraints: NameConstraints? = nil
     ) throws -> Identity {
-        let subject = try DistinguishedName {
-            OrganizationName("SecureNetworking Tests")
-            CommonName(name)
-        }
-        var extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            SubjectKeyIdentifier(hash: key.publicKey)
-        }
-        if let keyUsage { try extensions.append(Critical(keyUsage).makeCertificateExtension()) }
-        if let extendedKeyUsage { try extensions.append(ExtendedKeyUsage(extendedKeyUsage).makeCertificateExtension()) }
-        if let nameConstraints { try extensions.append(Critical(nameConstraints).makeCertificateExtension()) }
-        let certificate = try Self.sign(
-            serialNumber: Self.randomSerialNumber(),
-            publicKey: key.publicKey,
-            notBefore: notBefore,
-            notAfter: notAfter,
-            issuer: issuer?.certificate.subject ?? subject,
-            subject: subject,
-            extensions: extensions,
-            issuerKey: issuer?.privateKey ?? key,
-            signatureAlgorithm: nil
-        )
-        return Identity(certificate: certificate, privateKey: key)
+        var options = CAOptions(name: name)
+        options.keyUsage = keyUsage
+        options.extendedKeyUsage = extendedKeyUsage
+        options.nameConstraints = nameConstraints
+        return try Self.makeCA(options, key: key, issuer: issuer, notBefore: notBefore, notAfter: notAfter)
+    }
+
+    /// The authorityKeyIdentifier a certificate issued by `issuer` carries: the issuer's
+    /// subjectKeyIdentifier (RFC 5280 §4.2.1.1), or the SHA-1 of its key when it has none.
+    static func authorityKeyIdentifier(of issuer: Certificate) -> AuthorityKeyIdentifier {
+        let identifier =
+            (try? issuer.extensions.subjectKeyIdentifier)?.keyIdentifier
+            ?? SubjectKeyIdentifier(hash: issuer.publicKey).keyIdentifier
+        return AuthorityKeyIdentifier(keyIdentifier: identifier)
     }
 
     /// A random positive serial of exactly 20 octets, the most RFC 5280 allows.

@@ -14,6 +14,7 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
             case chainPolicyViolation, weakKey, weakSignatureAlgorithm
             case serverAuthNotPermitted, invalidKeyUsage, invalidSerialNumber
             case validationBudgetExceeded, pinMismatch
+            case nameConstraintViolation, caCertificateAsLeaf, certificateProfileViolation
             case unreadableFile, notACertificate
         }
 
@@ -54,7 +55,7 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
         public static let untrustedRoot = Code(base: .untrustedRoot)
         /// The issuer of a presented certificate is neither presented nor a trust anchor.
         public static let missingIntermediate = Code(base: .missingIntermediate)
-        /// An RFC 5280 rule failed (basic constraints, name constraints, version, critical extensions).
+        /// An RFC 5280 rule failed (basic constraints, path length, version, critical extensions).
         public static let chainPolicyViolation = Code(base: .chainPolicyViolation)
         /// A key is smaller than the policy allows (RSA < 2048 or EC < 256 bits by default).
         public static let weakKey = Code(base: .weakKey)
@@ -64,8 +65,16 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
         public static let serverAuthNotPermitted = Code(base: .serverAuthNotPermitted)
         /// Key usage does not fit the certificate's role (a leaf with keyCertSign, a CA without it).
         public static let invalidKeyUsage = Code(base: .invalidKeyUsage)
-        /// A serial number is not positive or is longer than 20 octets.
+        /// A serial number is not positive or its value is longer than 20 octets.
         public static let invalidSerialNumber = Code(base: .invalidSerialNumber)
+        /// A name of a certificate is outside a CA's permitted subtrees or inside its excluded
+        /// subtrees, or the name constraints cannot be evaluated (RFC 5280 §4.2.1.10).
+        public static let nameConstraintViolation = Code(base: .nameConstraintViolation)
+        /// The server's certificate is a CA certificate (basicConstraints cA=TRUE).
+        public static let caCertificateAsLeaf = Code(base: .caCertificateAsLeaf)
+        /// A certificate breaks the certificate profile: key identifiers, extension criticality,
+        /// the subject, the common name, or an RSA modulus that is not a whole number of octets.
+        public static let certificateProfileViolation = Code(base: .certificateProfileViolation)
         /// Validation took more work or time than its budget; the chain is refused.
         public static let validationBudgetExceeded = Code(base: .validationBudgetExceeded)
         /// No certificate of the validated chain matches the host's enforced pins.

@@ -18,9 +18,8 @@ struct WebPKIRuleTests {
         #expect(decision.failure?.code == .serverAuthNotPermitted)
     }
 
-    @Test func serverAuthWithOtherUsagesOrNoExtensionIsAccepted() async throws {
+    @Test func serverAuthWithOtherUsagesIsAccepted() async throws {
         #expect(try await evaluate(pki.leaf { $0.extendedKeyUsage = [.clientAuth, .serverAuth] }).isTrusted)
-        #expect(try await evaluate(pki.leaf { $0.extendedKeyUsage = nil }).isTrusted)
     }
 
     @Test func intermediateRestrictedToClientAuthCannotIssueServers() async throws {
@@ -52,7 +51,7 @@ struct WebPKIRuleTests {
         ("BAR.Example.COM", "bar.example.com.", true),
     ])
     func wildcardAndNameRules(san: String, host: String, trusted: Bool) async throws {
-        let chain = try pki.leaf { $0.dnsNames = [san]; $0.ipAddresses = []; $0.commonName = host }
+        let chain = try pki.leaf { $0.dnsNames = [san]; $0.ipAddresses = []; $0.commonName = san }
         let decision = try await evaluate(chain, host: host)
         #expect(decision.isTrusted == trusted, "\(decision.failure?.description ?? "trusted")")
         if !trusted { #expect(decision.failure?.code == .hostnameMismatch) }
@@ -70,20 +69,25 @@ struct WebPKIRuleTests {
     @Test func ipAddressMatchesOnlyAnIPSAN() async throws {
         let dnsForm = try pki.leaf { $0.dnsNames = ["127.0.0.1"]; $0.ipAddresses = [] }
         #expect(try await evaluate(dnsForm, host: "127.0.0.1").failure?.code == .hostnameMismatch)
-        let ipForm = try pki.leaf { $0.dnsNames = []; $0.ipAddresses = ["127.0.0.1"] }
+        let ipForm = try pki.leaf { $0.dnsNames = []; $0.ipAddresses = ["127.0.0.1"]; $0.commonName = "127.0.0.1" }
         #expect(try await evaluate(ipForm, host: "127.0.0.1").isTrusted)
     }
 
-    @Test func aFullPublicSuffixListCanBeLoaded() async throws {
+    @Test func anotherPublicSuffixListCanBeLoaded() async throws {
         let list = PublicSuffixList(parsing: "// comment\nexample\n*.ck\n!www.ck\n")
         #expect(list.isPublicSuffix("example"))
         #expect(list.isPublicSuffix("foo.ck"))
         #expect(!list.isPublicSuffix("www.ck"))
         #expect(!list.isPublicSuffix("example.com"))
-        let chain = try pki.leaf { $0.dnsNames = ["*.foo.ck"]; $0.ipAddresses = [] }
-        let strict = ServerTrust.Configuration(publicSuffixes: list)
-        #expect(try await evaluate(chain, host: "a.foo.ck", configuration: strict).failure?.code == .hostnameMismatch)
-        #expect(try await evaluate(chain, host: "a.foo.ck").isTrusted)
+        // The built-in list knows `*.ck` too; a list without it lets the wildcard through.
+        let chain = try pki.leaf { $0.dnsNames = ["*.foo.ck"]; $0.ipAddresses = []; $0.commonName = "*.foo.ck" }
+        #expect(try await evaluate(chain, host: "a.foo.ck", configuration: .init(publicSuffixes: list)).failure?.code == .hostnameMismatch)
+        #expect(try await evaluate(chain, host: "a.foo.ck").failure?.code == .hostnameMismatch)
+        let lax = PublicSuffixList(parsing: "example\n")
+        #expect(try await evaluate(chain, host: "a.foo.ck", configuration: .init(publicSuffixes: lax)).isTrusted)
+        // An exception rule (`!www.ck`) is not a suffix, so a wildcard under it is allowed.
+        let underException = try pki.leaf { $0.dnsNames = ["*.www.ck"]; $0.ipAddresses = []; $0.commonName = nil }
+        #expect(try await evaluate(underException, host: "a.www.ck").isTrusted)
     }
 
     // MARK: Key usage by role (RFC 5280 §4.2.1.3, §4.2.1.9)
@@ -105,13 +109,13 @@ struct WebPKIRuleTests {
 
     // MARK: Serial numbers (RFC 5280 §4.1.2.2)
 
-    @Test func serialLongerThanTwentyOctetsIsRejected() async throws {
-        // 20 octets of magnitude with the top bit set: 21 octets on the wire.
-        let long = try pki.leaf { $0.serialNumberBytes = [0x80] + Array(repeating: 0x11, count: 19) }
+    @Test func serialValueLongerThanTwentyOctetsIsRejected() async throws {
+        // A 21-octet value (22 octets on the wire with its sign octet) is refused…
+        let long = try pki.leaf { $0.serialNumberBytes = [0x01] + Array(repeating: 0x11, count: 20) }
         let failure = try await evaluate(long).failure
         #expect(failure?.code == .invalidSerialNumber)
-        #expect(failure?.message.contains("21 octets") == true)
-        // Exactly 20 octets is the limit and is accepted.
+        #expect(failure?.message.contains("21-octet value") == true)
+        // …and a 20-octet value is the limit, whatever its top bit.
         #expect(try await evaluate(pki.leaf { $0.serialNumberBytes = [0x7F] + Array(repeating: 0x11, count: 19) }).isTrusted)
     }
 
@@ -169,7 +173,7 @@ struct WebPKIRuleTests {
             $0.dnsNames = ["excluded7.example"]
             $0.ipAddresses = []
         }
-        #expect(try await evaluate(excluded, host: "excluded7.example").failure?.code == .chainPolicyViolation)
+        #expect(try await evaluate(excluded, host: "excluded7.example").failure?.code == .nameConstraintViolation)
     }
 
     @Test func anExhaustedTimeBudgetFailsClosed() async throws {

@@ -1,22 +1,34 @@
-@_spi(DisableValidityCheck) import X509
 import SwiftASN1
+import X509
 
 import Foundation
 
-/// The policy ServerTrust hands to swift-certificates' `Verifier`: RFC 5280, the Web PKI rules
-/// and ATS's certificate rules, in one value that remembers which rule failed first.
+/// The policy ServerTrust hands to swift-certificates' `Verifier`: RFC 5280, the certificate
+/// profile (Web PKI or private PKI) and ATS's certificate rules, in one value that remembers
+/// which rule failed first.
 ///
-/// The rules run cheapest and most basic first; the budget runs before RFC 5280 so that a chain
-/// with hostile name constraints is refused before they are evaluated. RFC 5280's own expiry
-/// check is replaced by ``ExactExpiryPolicy``; swift-certificates' `ServerIdentityPolicy` runs
+/// The rules run cheapest and most basic first; the budget runs before the name constraints so
+/// that a chain with hostile name constraints is refused before they are evaluated.
+/// swift-certificates' `RFC5280Policy` is not run: its name-constraint check has gaps (a wildcard
+/// SAN slips past an excluded subtree, an unevaluable name is waved through) and refuses valid
+/// chains (self-issued intermediates, constraint types the certificate has no name of), and it
+/// cannot be run without it. Its version and basic-constraints checks are replaced by
+/// ``CertificateAuthorityPolicy``, its expiry check by ``ExactExpiryPolicy`` and its name
+/// constraints by ``StrictNameConstraintsPolicy``. swift-certificates' `ServerIdentityPolicy` runs
 /// after the stricter SAN-only policy as a second opinion.
 struct EvaluationPolicy: VerifierPolicy {
     var budget: ValidationBudgetPolicy
     let expiry: ExactExpiryPolicy
-    let rfc5280 = RFC5280Policy.withValidityCheckDisabled()
     let serialNumbers = SerialNumberPolicy()
+    let authorities = CertificateAuthorityPolicy()
+    let nameConstraints = StrictNameConstraintsPolicy()
     let keyUsage = KeyUsageRolePolicy()
-    let serverAuth = ServerAuthUsagePolicy()
+    let serverAuth: ServerAuthUsagePolicy
+    let extensionProfile: ExtensionProfilePolicy
+    /// The Baseline Requirements' own rules, under the Web PKI profile only.
+    let keyIdentifiers: KeyIdentifierPolicy?
+    let commonName: CommonNamePolicy?
+    let anchorProfile: AnchorProfilePolicy?
     let identity: WebPKIServerIdentityPolicy
     var libraryIdentity: ServerIdentityPolicy
     let strength: CertificateStrengthPolicy
@@ -32,19 +44,30 @@ struct EvaluationPolicy: VerifierPolicy {
 
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
 
-    init(host: String, now: Date, rules: CertificateRules, configuration: ServerTrust.Configuration) {
+    init(host: String, now: Date, rules: CertificateRules, anchors: TrustAnchors, configuration: ServerTrust.Configuration) {
+        // A chain that may end at a system root is held to the Web PKI profile whatever was asked.
+        let profile: CertificateProfile = anchors.includesSystemRoots ? .webPKI : anchors.profile
         self.budget = ValidationBudgetPolicy(
             timeBudget: configuration.validationTimeBudget,
             maximumNameConstraintChecks: configuration.maximumNameConstraintChecks
         )
         self.expiry = ExactExpiryPolicy(validationTime: now)
+        self.serverAuth = ServerAuthUsagePolicy(profile: profile)
+        self.extensionProfile = ExtensionProfilePolicy(profile: profile, appSuppliedAnchors: anchors.certificates)
+        let web = profile.appliesBaselineRequirements
+        self.keyIdentifiers = web ? KeyIdentifierPolicy() : nil
+        self.commonName = web ? CommonNamePolicy() : nil
+        self.anchorProfile = web ? AnchorProfilePolicy(appSuppliedAnchors: anchors.certificates) : nil
         self.identity = WebPKIServerIdentityPolicy(host: host, publicSuffixes: configuration.publicSuffixes)
         let isIP = IPAddress(host) != nil
         self.libraryIdentity = ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
         self.strength = CertificateStrengthPolicy(rules: rules)
-        var critical = self.rfc5280.verifyingCriticalExtensions
-        for oid in self.serverAuth.verifyingCriticalExtensions + self.identity.verifyingCriticalExtensions
-        where !critical.contains(oid) {
+        var critical: [ASN1ObjectIdentifier] = []
+        let handled =
+            self.authorities.verifyingCriticalExtensions + self.nameConstraints.verifyingCriticalExtensions
+            + self.keyUsage.verifyingCriticalExtensions + self.serverAuth.verifyingCriticalExtensions
+            + self.extensionProfile.verifyingCriticalExtensions + self.identity.verifyingCriticalExtensions
+        for oid in handled where !critical.contains(oid) {
             critical.append(oid)
         }
         self.verifyingCriticalExtensions = critical
@@ -61,15 +84,18 @@ struct EvaluationPolicy: VerifierPolicy {
         if let failure = self.budget.check(chain) { return failure }
         if let failure = self.expiry.check(chain) { return failure }
         if let failure = self.serialNumbers.check(chain) { return failure }
-        if case .failsToMeetPolicy(let reason) = self.rfc5280.chainMeetsPolicyRequirements(chain: chain) {
-            return ServerTrustError(.chainPolicyViolation, reason.description)
-        }
+        if let failure = self.authorities.check(chain) { return failure }
+        if let failure = self.extensionProfile.check(chain) { return failure }
+        if let failure = self.keyIdentifiers?.check(chain) { return failure }
+        if let failure = self.anchorProfile?.check(chain) { return failure }
+        if let failure = self.nameConstraints.check(chain) { return failure }
         if let failure = self.keyUsage.check(chain) { return failure }
         if let failure = self.serverAuth.check(chain) { return failure }
         if let failure = self.identity.check(chain) { return failure }
         if case .failsToMeetPolicy(let reason) = self.libraryIdentity.chainMeetsPolicyRequirements(chain: chain) {
             return ServerTrustError(.hostnameMismatch, reason.description)
         }
+        if let failure = self.commonName?.check(chain) { return failure }
         return self.strength.check(chain)
     }
 }

@@ -66,14 +66,25 @@ public struct ServerTrust: Sendable {
         }
         var certificates: [Certificate] = []
         certificates.reserveCapacity(presentedChain.count)
+        var unusable: ServerTrustError?
         for (index, der) in presentedChain.enumerated() {
             do {
                 certificates.append(try Certificate(derEncoded: der))
             } catch {
-                return self.rejection(self.parseFailure(der, index: index, rules: requirements.certificateRules), requirements)
+                let failure = self.parseFailure(der, index: index, rules: requirements.certificateRules)
+                // The leaf must parse. An extra certificate that does not may be one the path
+                // does not need (a cross-sign signed with SHA-1, say): it is left out, and its
+                // reason is reported only if no path is found without it.
+                if index == 0 { return self.rejection(failure, requirements) }
+                if unusable == nil { unusable = failure }
             }
         }
-        return await self.evaluate(presentedCertificates: certificates, requirements: requirements, now: now)
+        return await self.evaluate(
+            presentedCertificates: certificates,
+            requirements: requirements,
+            now: now,
+            unusableExtra: unusable
+        )
     }
 
     /// Evaluates a chain of parsed certificates, leaf first.
@@ -81,6 +92,15 @@ public struct ServerTrust: Sendable {
         presentedCertificates: [Certificate],
         requirements: ConnectionRequirements,
         now: Date = Date()
+    ) async -> TrustDecision {
+        await self.evaluate(presentedCertificates: presentedCertificates, requirements: requirements, now: now, unusableExtra: nil)
+    }
+
+    func evaluate(
+        presentedCertificates: [Certificate],
+        requirements: ConnectionRequirements,
+        now: Date,
+        unusableExtra: ServerTrustError?
     ) async -> TrustDecision {
         if let failure = self.checkLength(presentedCertificates.count) {
             return self.rejection(failure, requirements)
@@ -90,6 +110,7 @@ public struct ServerTrust: Sendable {
             host: requirements.host,
             now: now,
             rules: requirements.certificateRules,
+            anchors: requirements.trustAnchors,
             configuration: self.configuration
         )
         if let unhandled = leaf.extensions.first(where: {
@@ -111,7 +132,7 @@ public struct ServerTrust: Sendable {
         case .validCertificate(let validated):
             return self.checkPins(Array(validated), requirements: requirements, now: now)
         case .couldNotValidate:
-            let failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
+            let failure = policy.recorder.first ?? unusableExtra ?? Self.diagnoseMissingPath(presentedCertificates)
             return self.rejection(failure, requirements)
         }
     }
@@ -138,10 +159,16 @@ public struct ServerTrust: Sendable {
     }
 
     /// A certificate swift-certificates cannot load: a negative serial number (swift-certificates
-    /// refuses it) or a weak RSA key (swift-crypto refuses keys under 2048 bits) is reported as
-    /// such, anything else as malformed.
+    /// refuses it), a weak RSA key (swift-crypto refuses keys under 2048 bits) or a signature
+    /// algorithm weaker than SHA-2 (swift-certificates cannot parse ecdsa-with-SHA1, for one) is
+    /// reported as such, read from the raw DER; anything else as malformed.
     func parseFailure(_ der: [UInt8], index: Int, rules: CertificateRules) -> ServerTrustError {
         let role = index == 0 ? "leaf" : "certificate \(index)"
+        if let oid = try? RawCertificate.signatureAlgorithm(fromCertificateDER: der),
+            let name = RawCertificate.weakSignatureAlgorithms[oid]
+        {
+            return ServerTrustError(.weakSignatureAlgorithm, "the \(role) presented is signed with \(name); SHA-2 is required")
+        }
         if let serial = try? RawCertificate.serialNumberContent(fromCertificateDER: der),
             let failure = SerialNumberPolicy.checkRaw(serial, subject: "the \(role)")
         {

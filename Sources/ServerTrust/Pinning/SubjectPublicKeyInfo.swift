@@ -23,6 +23,29 @@ enum RawCertificate {
         return content
     }
 
+    /// Signature algorithms weaker than SHA-2, by OID, with their names.
+    static let weakSignatureAlgorithms: [ASN1ObjectIdentifier: String] = [
+        [1, 2, 840, 113_549, 1, 1, 2]: "md2WithRSAEncryption",
+        [1, 2, 840, 113_549, 1, 1, 4]: "md5WithRSAEncryption",
+        [1, 2, 840, 113_549, 1, 1, 5]: "sha1WithRSAEncryption",
+        [1, 3, 14, 3, 2, 29]: "sha1WithRSASignature",
+        [1, 2, 840, 10045, 4, 1]: "ecdsa-with-SHA1",
+        [1, 2, 840, 10040, 4, 3]: "dsa-with-sha1",
+    ]
+
+    /// The OID of the certificate's outer signatureAlgorithm.
+    static func signatureAlgorithm(fromCertificateDER der: [UInt8]) throws -> ASN1ObjectIdentifier {
+        let certificate = try DER.parse(der)
+        guard case .constructed(let fields) = certificate.content else {
+            throw ASN1Error.invalidASN1Object(reason: "not a certificate")
+        }
+        let parts = Array(fields)
+        guard parts.count == 3, case .constructed(let algorithm) = parts[1].content,
+            let oid = algorithm.first(where: { _ in true })
+        else { throw ASN1Error.invalidASN1Object(reason: "no signatureAlgorithm") }
+        return try ASN1ObjectIdentifier(derEncoded: oid)
+    }
+
     /// The TBSCertificate fields from serialNumber on (the optional version removed).
     private static func tbsFields(_ der: [UInt8]) throws -> [ASN1Node] {
         let certificate = try DER.parse(der)

@@ -9,6 +9,10 @@ import _CryptoExtras
 /// default); every signature below the anchor must use SHA-256 or stronger (SHA-1 collisions are
 /// practical, see the Baseline Requirements §7.1.3.2). The anchor's self-signature is not relied
 /// on and is not checked.
+///
+/// An RSA modulus must also be a whole number of octets (BR §6.1.5: "the modulus size, in bits,
+/// is evenly divisible by 8"; rustls-webpki refuses such keys too): a 2047-bit key is refused as
+/// a ``ServerTrustError/Code/certificateProfileViolation``, the anchor's included.
 public struct CertificateStrengthPolicy: ChainRule, Sendable {
     /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
@@ -66,7 +70,13 @@ public struct CertificateStrengthPolicy: ChainRule, Sendable {
     }
 
     func checkRSA(bits: Int, subject: String) -> ServerTrustError? {
-        guard bits < self.rules.minimumRSAKeySize else { return nil }
+        guard bits < self.rules.minimumRSAKeySize else {
+            guard bits % 8 != 0 else { return nil }
+            return ServerTrustError(
+                .certificateProfileViolation,
+                "\(subject) has a \(bits)-bit RSA modulus, not a whole number of octets (BR §6.1.5)"
+            )
+        }
         return ServerTrustError(
             .weakKey,
             "\(subject) has a \(bits)-bit RSA key; at least \(self.rules.minimumRSAKeySize) bits are required"

@@ -23,6 +23,12 @@ extension Certificate {
     /// Whether subject and issuer are the same name (a root, or a self-issued certificate).
     var isSelfIssued: Bool { self.subject == self.issuer }
 
+    /// Whether the certificate is self-signed: self-issued and verified by its own key. Only for
+    /// the rare paths that must tell a root from a key-rollover certificate (same name, new key).
+    var isSelfSigned: Bool {
+        self.isSelfIssued && self.publicKey.isValidSignature(self.signature, for: self)
+    }
+
     /// Whether the certificate is a CA according to its basic constraints.
     var isCertificateAuthority: Bool {
         if case .isCertificateAuthority = try? self.extensions.basicConstraints { return true }
@@ -31,4 +37,33 @@ extension Certificate {
 
     /// The subject, for messages.
     var subjectText: String { String(describing: self.subject) }
+}
+
+extension Array where Element == Certificate {
+    /// The certificates the server presented on this path: all but the trust anchor. A path of
+    /// one certificate is a leaf trusted directly, and counts as presented.
+    var presentedIndices: Range<Int> { self.count > 1 ? 0..<(self.count - 1) : 0..<self.count }
+
+    /// The index of the trust anchor, when the path has one distinct from the leaf.
+    var anchorIndex: Int? { self.count > 1 ? self.count - 1 : nil }
+
+    /// `leaf`, `intermediate N` or `anchor`, for messages.
+    func role(_ index: Int) -> String {
+        if index == 0 { return "leaf" }
+        if index == self.count - 1 { return "anchor" }
+        return "intermediate \(index)"
+    }
+}
+
+extension Certificate {
+    /// The basic constraints, or nil when the extension is absent; throws when it is malformed.
+    var basicConstraintsIsCA: Bool? {
+        get throws {
+            switch try self.extensions.basicConstraints {
+            case .some(.isCertificateAuthority): return true
+            case .some(.notCertificateAuthority): return false
+            case .none: return nil
+            }
+        }
+    }
 }

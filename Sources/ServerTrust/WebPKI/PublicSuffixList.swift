@@ -1,8 +1,8 @@
-/// Which domains are public suffixes (`com`, `co.uk`), under which nobody may get a wildcard.
+/// Which domains are public suffixes (`com`, `co.uk`, `s3.amazonaws.com`), under which nobody may
+/// get a wildcard (BR §3.2.2.6).
 ///
-/// The built-in list treats every single label as a public suffix and knows the most used
-/// multi-label ICANN suffixes. For the complete rules, load Mozilla's list
-/// (`public_suffix_list.dat`, Debian package `publicsuffix`) with ``init(parsing:)``.
+/// ``builtIn`` is the whole Public Suffix List of ``builtInListDate``; a newer copy of
+/// `public_suffix_list.dat` can be loaded with ``init(parsing:)``.
 public struct PublicSuffixList: Hashable, Sendable {
     var rules: Set<String>
     var wildcardParents: Set<String>
@@ -28,74 +28,11 @@ public struct PublicSuffixList: Hashable, Sendable {
         }
     }
 
-    /// The built-in list.
-    public static let builtIn = PublicSuffixList(
-        parsing: """
-            co.uk
-            org.uk
-            gov.uk
-            ac.uk
-            me.uk
-            ltd.uk
-            plc.uk
-            net.uk
-            com.au
-            net.au
-            org.au
-            edu.au
-            gov.au
-            co.nz
-            org.nz
-            co.jp
-            ne.jp
-            or.jp
-            ac.jp
-            go.jp
-            com.br
-            net.br
-            org.br
-            gov.br
-            com.cn
-            net.cn
-            org.cn
-            gov.cn
-            edu.cn
-            co.in
-            net.in
-            org.in
-            gov.in
-            co.kr
-            or.kr
-            com.mx
-            org.mx
-            gob.mx
-            co.za
-            org.za
-            gov.za
-            com.tr
-            gov.tr
-            com.tw
-            org.tw
-            com.hk
-            com.sg
-            com.ar
-            co.il
-            org.il
-            com.ua
-            co.id
-            com.my
-            com.ph
-            com.pl
-            com.es
-            com.ru
-            github.io
-            herokuapp.com
-            blogspot.com
-            appspot.com
-            cloudfront.net
-            azurewebsites.net
-            """
-    )
+    /// The full Public Suffix List, compiled in: ICANN and private sections (so `*.s3.amazonaws.com`
+    /// and `*.github.io` are refused like `*.co.uk`), Unicode rules as A-labels. Its date is
+    /// ``builtInListDate``; `Scripts/generate-public-suffix-list.py` regenerates it from Debian's
+    /// `publicsuffix` package. Every single label is a public suffix too (the list's `*` rule).
+    public static let builtIn = PublicSuffixList(parsing: PublicSuffixList.mozillaRules)
 
     /// Whether `domain` is itself a public suffix (every single label is).
     public func isPublicSuffix(_ domain: String) -> Bool {

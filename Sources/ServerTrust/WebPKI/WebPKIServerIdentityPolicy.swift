@@ -76,13 +76,30 @@ public struct WebPKIServerIdentityPolicy: ChainRule, Sendable {
     static func text(_ name: GeneralName) -> String {
         switch name {
         case .dnsName(let value): return value
-        case .ipAddress(let bytes):
-            let octets = Array(bytes.bytes)
-            if octets.count == 4 { return octets.map(String.init).joined(separator: ".") }
-            return stride(from: 0, to: octets.count, by: 2).map {
-                String((Int(octets[$0]) << 8) | Int(octets[min($0 + 1, octets.count - 1)]), radix: 16)
-            }.joined(separator: ":")
+        case .ipAddress(let bytes): return Self.addressText(Array(bytes.bytes))
         default: return String(describing: name)
         }
+    }
+
+    /// An address as text: IPv4 dotted-decimal (RFC 3986 §3.2.2), IPv6 in the canonical form of
+    /// RFC 5952 §4 (lower case, no leading zeros, the first longest run of two or more zero
+    /// groups written `::`); other lengths as hexadecimal.
+    static func addressText(_ octets: [UInt8]) -> String {
+        if octets.count == 4 { return octets.map(String.init).joined(separator: ".") }
+        guard octets.count == 16 else { return octets.map { String($0, radix: 16) }.joined(separator: ":") }
+        let groups = stride(from: 0, to: 16, by: 2).map { (Int(octets[$0]) << 8) | Int(octets[$0 + 1]) }
+        var best: Range<Int>? = nil
+        var start: Int? = nil
+        for index in 0...groups.count {
+            if index < groups.count, groups[index] == 0 {
+                if start == nil { start = index }
+            } else if let runStart = start {
+                if index - runStart >= 2, index - runStart > (best?.count ?? 0) { best = runStart..<index }
+                start = nil
+            }
+        }
+        let hex = groups.map { String($0, radix: 16) }
+        guard let run = best else { return hex.joined(separator: ":") }
+        return hex[..<run.lowerBound].joined(separator: ":") + "::" + hex[run.upperBound...].joined(separator: ":")
     }
 }
