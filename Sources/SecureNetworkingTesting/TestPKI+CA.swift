@@ -66,7 +66,7 @@ extension TestPKI {
     }
 
     /// Mints a CA with configuration `configure` applied to the defaults.
-    public func makeCA(name: String, issuer: Identity?, _ configure: (inout CAOptions) -> Void) throws -> Identity {
+    public func makeCA(name: String, issuer: Identity?, _ configure: (inout CAOptions) -> Void = { _ in }) throws -> Identity {
         var options = CAOptions(name: name)
         configure(&options)
         return try self.makeCA(options, issuer: issuer)

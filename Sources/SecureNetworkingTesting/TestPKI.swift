@@ -58,6 +58,12 @@ public struct TestPKI: Sendable {
         /// The leaf's private key.
         public let leafKey: Certificate.PrivateKey
 
+        /// A chain of any certificates (leaf first), such as a CA presented as if it were a server.
+        public init(certificates: [Certificate], leafKey: Certificate.PrivateKey) {
+            self.certificates = certificates
+            self.leafKey = leafKey
+        }
+
         /// The leaf.
         public var leaf: Certificate { self.certificates[0] }
         /// The leaf with its key, for a TLS server.

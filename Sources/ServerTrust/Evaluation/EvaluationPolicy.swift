@@ -22,7 +22,7 @@ struct EvaluationPolicy: VerifierPolicy {
     let serialNumbers = SerialNumberPolicy()
     let authorities = CertificateAuthorityPolicy()
     let nameConstraints = StrictNameConstraintsPolicy()
-    let keyUsage = KeyUsageRolePolicy()
+    let keyUsage: KeyUsageRolePolicy
     let serverAuth: ServerAuthUsagePolicy
     let extensionProfile: ExtensionProfilePolicy
     /// The Baseline Requirements' own rules, under the Web PKI profile only.
@@ -53,6 +53,7 @@ struct EvaluationPolicy: VerifierPolicy {
         )
         self.expiry = ExactExpiryPolicy(validationTime: now)
         self.serverAuth = ServerAuthUsagePolicy(profile: profile)
+        self.keyUsage = KeyUsageRolePolicy(appSuppliedAnchors: anchors.certificates)
         self.extensionProfile = ExtensionProfilePolicy(profile: profile, appSuppliedAnchors: anchors.certificates)
         let web = profile.appliesBaselineRequirements
         self.keyIdentifiers = web ? KeyIdentifierPolicy() : nil
@@ -81,21 +82,22 @@ struct EvaluationPolicy: VerifierPolicy {
     }
 
     private mutating func firstFailingRule(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        if let failure = self.budget.check(chain) { return failure }
-        if let failure = self.expiry.check(chain) { return failure }
-        if let failure = self.serialNumbers.check(chain) { return failure }
-        if let failure = self.authorities.check(chain) { return failure }
-        if let failure = self.extensionProfile.check(chain) { return failure }
-        if let failure = self.keyIdentifiers?.check(chain) { return failure }
-        if let failure = self.anchorProfile?.check(chain) { return failure }
-        if let failure = self.nameConstraints.check(chain) { return failure }
-        if let failure = self.keyUsage.check(chain) { return failure }
-        if let failure = self.serverAuth.check(chain) { return failure }
-        if let failure = self.identity.check(chain) { return failure }
+        let path = Array(chain)
+        if let failure = self.budget.check(certificates: path) { return failure }
+        if let failure = self.expiry.check(certificates: path) { return failure }
+        if let failure = self.serialNumbers.check(certificates: path) { return failure }
+        if let failure = self.authorities.check(certificates: path) { return failure }
+        if let failure = self.extensionProfile.check(certificates: path) { return failure }
+        if let failure = self.keyIdentifiers?.check(certificates: path) { return failure }
+        if let failure = self.anchorProfile?.check(certificates: path) { return failure }
+        if let failure = self.nameConstraints.check(certificates: path) { return failure }
+        if let failure = self.keyUsage.check(certificates: path) { return failure }
+        if let failure = self.serverAuth.check(certificates: path) { return failure }
+        if let failure = self.identity.check(certificates: path) { return failure }
         if case .failsToMeetPolicy(let reason) = self.libraryIdentity.chainMeetsPolicyRequirements(chain: chain) {
             return ServerTrustError(.hostnameMismatch, reason.description)
         }
-        if let failure = self.commonName?.check(chain) { return failure }
-        return self.strength.check(chain)
+        if let failure = self.commonName?.check(certificates: path) { return failure }
+        return self.strength.check(certificates: path)
     }
 }

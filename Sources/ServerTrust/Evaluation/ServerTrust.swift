@@ -132,7 +132,11 @@ public struct ServerTrust: Sendable {
         case .validCertificate(let validated):
             return self.checkPins(Array(validated), requirements: requirements, now: now)
         case .couldNotValidate:
-            let failure = policy.recorder.first ?? unusableExtra ?? Self.diagnoseMissingPath(presentedCertificates)
+            var failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
+            // The missing intermediate may be the presented certificate that could not be read.
+            if policy.recorder.first == nil, failure.code == .missingIntermediate, let unusableExtra {
+                failure = unusableExtra
+            }
             return self.rejection(failure, requirements)
         }
     }

@@ -29,9 +29,8 @@ public struct AnchorProfilePolicy: ChainRule, Sendable {
         self.appSuppliedAnchors = Set(appSuppliedAnchors)
     }
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        let certificates = Array(chain)
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
         guard let index = certificates.anchorIndex, self.appSuppliedAnchors.contains(certificates[index]) else { return nil }
         let anchor = certificates[index]
         guard let problem = Self.problem(anchor) else { return nil }

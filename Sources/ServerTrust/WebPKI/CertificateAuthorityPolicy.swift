@@ -23,9 +23,8 @@ public struct CertificateAuthorityPolicy: ChainRule, Sendable {
     /// Creates the policy.
     public init() {}
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        let certificates = Array(chain)
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
         var intermediatesBelow = 0
         for (index, certificate) in certificates.enumerated() {
             let role = certificates.role(index)

@@ -25,13 +25,8 @@ public struct CertificateStrengthPolicy: ChainRule, Sendable {
         self.rules = rules
     }
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        self.check(certificates: Array(chain))
-    }
-
-    /// The failure of this rule for certificates in chain order (leaf first), or nil when it holds.
-    func check(certificates: [Certificate]) -> ServerTrustError? {
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
         for (index, certificate) in certificates.enumerated() {
             if let failure = self.checkKey(of: certificate) { return failure }
             let isAnchor = index == certificates.count - 1 && index > 0

@@ -1,19 +1,25 @@
 import SwiftASN1
 public import X509
 
-/// A check over a candidate chain that reports a typed ``ServerTrustError``.
+/// A check over a candidate path that reports a typed ``ServerTrustError``.
 ///
-/// Each Web PKI rule is both a `ChainRule` (so ``ServerTrust`` can tell which rule failed) and a
-/// swift-certificates `VerifierPolicy` (so it can be used in any `Verifier`).
+/// Each Web PKI rule is both a `ChainRule` (so ``ServerTrust`` can tell which rule failed, and
+/// a diagnostic tool can run a rule over any path) and a swift-certificates `VerifierPolicy` (so
+/// it can be used in any `Verifier`).
 public protocol ChainRule: VerifierPolicy {
-    /// The failure of this rule for the chain (leaf first, anchor last), or nil when it holds.
-    mutating func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError?
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    mutating func check(certificates: [Certificate]) -> ServerTrustError?
 }
 
 extension ChainRule {
-    /// Runs ``check(_:)`` and turns a failure into the verifier's reason text.
+    /// The failure of this rule for a candidate chain from a `Verifier`, or nil when it holds.
+    public mutating func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
+        self.check(certificates: Array(chain))
+    }
+
+    /// Runs ``check(certificates:)`` and turns a failure into the verifier's reason text.
     public mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
-        guard let failure = self.check(chain) else { return .meetsPolicy }
+        guard let failure = self.check(certificates: Array(chain)) else { return .meetsPolicy }
         let text = failure.description
         return .failsToMeetPolicy(reason: text)
     }

@@ -17,9 +17,9 @@ public struct CommonNamePolicy: ChainRule, Sendable {
     /// Creates the policy.
     public init() {}
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        let leaf = chain.leaf
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
+        let leaf = certificates[0]
         var commonNames: [RelativeDistinguishedName.Attribute.Value] = []
         for rdn in leaf.subject {
             for attribute in rdn where attribute.type == .RDNAttributeType.commonName {

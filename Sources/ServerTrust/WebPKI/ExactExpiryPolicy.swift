@@ -21,9 +21,9 @@ public struct ExactExpiryPolicy: ChainRule, Sendable {
         self.validationTime = validationTime
     }
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        for (index, certificate) in chain.enumerated() {
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
+        for (index, certificate) in certificates.enumerated() {
             let role = index == 0 ? "leaf" : "certificate \(index)"
             if certificate.notValidBefore > certificate.notValidAfter {
                 return ServerTrustError(

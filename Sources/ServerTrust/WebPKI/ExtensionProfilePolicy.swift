@@ -35,9 +35,8 @@ public struct ExtensionProfilePolicy: ChainRule, Sendable {
         self.appSuppliedAnchors = Set(appSuppliedAnchors)
     }
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        let certificates = Array(chain)
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
         for (index, certificate) in certificates.enumerated() {
             if index == certificates.anchorIndex, !self.appSuppliedAnchors.contains(certificate) { continue }
             if let problem = self.problem(certificate, isLeaf: index == 0) {

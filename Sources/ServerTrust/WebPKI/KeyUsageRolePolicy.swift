@@ -13,16 +13,26 @@ import _CryptoExtras
 /// be usable for TLS: when the leaf restricts its key usage, it allows digitalSignature (RFC 8446
 /// §4.4.2.2, RFC 5246 §7.4.2), or keyEncipherment for an RSA key (RSA key transport, RFC 5246
 /// §7.4.7.1).
+///
+/// A system root is not judged: it is trusted as its root program admitted it, and some are not
+/// strict DER (the Trustwave Global ECC roots encode keyUsage with a trailing zero bit, which
+/// swift-certificates cannot parse). Anchors the app supplies are judged like presented CAs.
 public struct KeyUsageRolePolicy: ChainRule, Sendable {
     /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
 
-    /// Creates the policy.
-    public init() {}
+    /// Anchors judged like presented certificates; other anchors (the system's roots) are not.
+    public let appSuppliedAnchors: Set<Certificate>
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        for (index, certificate) in chain.enumerated() {
+    /// Creates the policy.
+    public init(appSuppliedAnchors: some Sequence<Certificate> = []) {
+        self.appSuppliedAnchors = Set(appSuppliedAnchors)
+    }
+
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
+        for (index, certificate) in certificates.enumerated() {
+            if index == certificates.anchorIndex, !self.appSuppliedAnchors.contains(certificate) { continue }
             let keyUsage: KeyUsage?
             do {
                 keyUsage = try certificate.extensions.keyUsage

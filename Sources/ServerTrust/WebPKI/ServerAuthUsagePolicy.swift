@@ -35,9 +35,8 @@ public struct ServerAuthUsagePolicy: ChainRule, Sendable {
         self.profile = profile
     }
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        let certificates = Array(chain)
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
         for index in certificates.presentedIndices {
             let certificate = certificates[index]
             let usage: ExtendedKeyUsage?

@@ -32,9 +32,8 @@ public struct StrictNameConstraintsPolicy: ChainRule, Sendable {
     /// Creates the policy.
     public init() {}
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        let certificates = Array(chain)
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
         let leaf = certificates[0]
         if leaf.extensions[oid: .X509ExtensionID.nameConstraints] != nil {
             return Self.violation("the leaf (\(leaf.subjectText)) carries name constraints, which only a CA certificate may")

@@ -31,8 +31,8 @@ public struct ValidationBudgetPolicy: ChainRule, Sendable {
         self.maximumNameConstraintChecks = maximumNameConstraintChecks
     }
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public mutating func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public mutating func check(certificates: [Certificate]) -> ServerTrustError? {
         self.pathsEvaluated += 1
         let now = ContinuousClock.now
         let deadline = self.deadline ?? now.advanced(by: self.timeBudget)
@@ -43,7 +43,7 @@ public struct ValidationBudgetPolicy: ChainRule, Sendable {
                 "chain validation ran out of time after \(self.pathsEvaluated) candidate paths"
             )
         }
-        let work = Self.nameConstraintWork(Array(chain))
+        let work = Self.nameConstraintWork(certificates)
         if work > self.maximumNameConstraintChecks {
             return ServerTrustError(
                 .validationBudgetExceeded,

@@ -25,9 +25,9 @@ public struct WebPKIServerIdentityPolicy: ChainRule, Sendable {
         self.publicSuffixes = publicSuffixes
     }
 
-    /// The failure of this rule for the chain (leaf first), or nil when it holds.
-    public func check(_ chain: UnverifiedCertificateChain) -> ServerTrustError? {
-        let leaf = chain.leaf
+    /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
+    public func check(certificates: [Certificate]) -> ServerTrustError? {
+        let leaf = certificates[0]
         let names: SubjectAlternativeNames?
         do {
             names = try leaf.extensions.subjectAlternativeNames
