@@ -230,11 +230,18 @@ struct ProfileConformanceTests {
 
     @Test func leafWithoutExtendedKeyUsageIsRefusedUnderTheWebPKIProfileOnly() async throws {
         let chain = try pki.leaf { $0.extendedKeyUsage = nil }
-        #expect(try await evaluate(chain).failure?.code == .serverAuthNotPermitted)
+        let failure = try await evaluate(chain).failure
+        #expect(failure?.code == .serverAuthNotPermitted)
+        // With only the app's anchors, the refusal points at the opt-out.
+        #expect(failure?.message.contains("profile: .privatePKI") == true)
         #expect(try await evaluate(chain, anchors: privateAnchors).isTrusted)
-        // A chain to the system roots is always held to the Web PKI profile.
+        // A chain to the system roots is always held to the Web PKI profile, and no opt-out is offered.
         let mixed = TrustAnchors.system(adding: [pki.root.certificate])
-        #expect(try await evaluate(chain, anchors: mixed).failure?.code == .serverAuthNotPermitted)
+        let systemFailure = try await evaluate(chain, anchors: mixed).failure
+        #expect(systemFailure?.code == .serverAuthNotPermitted)
+        #expect(systemFailure?.message.contains("privatePKI") == false)
+        // A refusal under both profiles offers none either.
+        #expect(try await evaluate(pki.leaf { $0.extendedKeyUsage = [.clientAuth] }).failure?.message.contains("privatePKI") == false)
     }
 
     @Test(arguments: [

@@ -43,6 +43,9 @@ struct EvaluationPolicy: VerifierPolicy {
     let recorder = FailureRecorder()
 
     let verifyingCriticalExtensions: [ASN1ObjectIdentifier]
+    /// Whether a Web-PKI-only refusal should say that the private-PKI profile exists (only the
+    /// app's own anchors are in use, so it could be chosen).
+    let hintsPrivateProfile: Bool
 
     init(host: String, now: Date, rules: CertificateRules, anchors: TrustAnchors, configuration: ServerTrust.Configuration) {
         // A chain that may end at a system root is held to the Web PKI profile whatever was asked.
@@ -56,6 +59,7 @@ struct EvaluationPolicy: VerifierPolicy {
         self.keyUsage = KeyUsageRolePolicy(appSuppliedAnchors: anchors.certificates)
         self.extensionProfile = ExtensionProfilePolicy(profile: profile, appSuppliedAnchors: anchors.certificates)
         let web = profile.appliesBaselineRequirements
+        self.hintsPrivateProfile = web && !anchors.includesSystemRoots
         self.keyIdentifiers = web ? KeyIdentifierPolicy() : nil
         self.commonName = web ? CommonNamePolicy() : nil
         self.anchorProfile = web ? AnchorProfilePolicy(appSuppliedAnchors: anchors.certificates) : nil
@@ -88,16 +92,28 @@ struct EvaluationPolicy: VerifierPolicy {
         if let failure = self.serialNumbers.check(certificates: path) { return failure }
         if let failure = self.authorities.check(certificates: path) { return failure }
         if let failure = self.extensionProfile.check(certificates: path) { return failure }
-        if let failure = self.keyIdentifiers?.check(certificates: path) { return failure }
-        if let failure = self.anchorProfile?.check(certificates: path) { return failure }
+        if let failure = self.keyIdentifiers?.check(certificates: path) { return self.hinted(failure) }
+        if let failure = self.anchorProfile?.check(certificates: path) { return self.hinted(failure) }
         if let failure = self.nameConstraints.check(certificates: path) { return failure }
         if let failure = self.keyUsage.check(certificates: path) { return failure }
-        if let failure = self.serverAuth.check(certificates: path) { return failure }
+        if let failure = self.serverAuth.check(certificates: path) {
+            let passesPrivate = ServerAuthUsagePolicy(profile: .privatePKI).check(certificates: path) == nil
+            return passesPrivate ? self.hinted(failure) : failure
+        }
         if let failure = self.identity.check(certificates: path) { return failure }
         if case .failsToMeetPolicy(let reason) = self.libraryIdentity.chainMeetsPolicyRequirements(chain: chain) {
             return ServerTrustError(.hostnameMismatch, reason.description)
         }
-        if let failure = self.commonName?.check(certificates: path) { return failure }
+        if let failure = self.commonName?.check(certificates: path) { return self.hinted(failure) }
         return self.strength.check(certificates: path)
+    }
+
+    /// A Web-PKI-only failure, with a pointer to the private-PKI profile when it could apply.
+    private func hinted(_ failure: ServerTrustError) -> ServerTrustError {
+        guard self.hintsPrivateProfile else { return failure }
+        return ServerTrustError(
+            failure.code,
+            failure.message + " (Web PKI profile; for a CA of your own, use TrustAnchors.only(_:profile: .privatePKI))"
+        )
     }
 }
