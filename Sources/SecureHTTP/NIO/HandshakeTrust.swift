@@ -40,7 +40,8 @@ final class HandshakeTrust: Sendable {
     }
 
     /// The NIOSSL callback. It runs on the event loop; evaluation is asynchronous, so it leaves
-    /// the loop in a task and completes the promise from there (never blocking the loop).
+    /// the loop in a task and completes the promise from there (never blocking the loop). The
+    /// task prefers ``TrustEvaluationExecutor``, so it never waits for the cooperative pool.
     func verify(_ presented: [NIOSSLCertificate], _ promise: EventLoopPromise<NIOSSLVerificationResultWithMetadata>) {
         let der: [[UInt8]]
         do {
@@ -58,27 +59,36 @@ final class HandshakeTrust: Sendable {
             promise.succeed(.certificateVerified(VerificationMetadata(chain)))
             return
         }
-        promise.completeWithTask {
-            self.counters.increment(\.trustEvaluations)
-            let now = self.now()
-            let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
-            if let report = decision.pinReport { self.reporter?(report) }
-            if let failure = decision.failure {
-                self.record(failure, report: decision.pinReport)
-                return .failed
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            Task(executorPreference: TrustEvaluationExecutor.shared) {
+                promise.succeed(await self.evaluate(der))
             }
-            let chain = decision.chain.compactMap(Self.derBytes)
-            guard chain.count == decision.chain.count, !chain.isEmpty else {
-                self.record(ServerTrustError.malformedPresentedChain, report: nil)
-                return .failed
-            }
-            let result = Self.verified(chain)
-            guard case .certificateVerified(let metadata) = result, let validated = metadata.validatedCertificateChain else {
-                return result
-            }
-            self.cache.record(decision, presentedChain: der, requirements: self.requirements, now: now, attachment: validated)
+        } else {
+            promise.completeWithTask { await self.evaluate(der) }
+        }
+    }
+
+    /// A full evaluation; records a rejection, and caches a trusted decision with its NIOSSL chain.
+    private func evaluate(_ der: [[UInt8]]) async -> NIOSSLVerificationResultWithMetadata {
+        self.counters.increment(\.trustEvaluations)
+        let now = self.now()
+        let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
+        if let report = decision.pinReport { self.reporter?(report) }
+        if let failure = decision.failure {
+            self.record(failure, report: decision.pinReport)
+            return .failed
+        }
+        let chain = decision.chain.compactMap(Self.derBytes)
+        guard chain.count == decision.chain.count, !chain.isEmpty else {
+            self.record(ServerTrustError.malformedPresentedChain, report: nil)
+            return .failed
+        }
+        let result = Self.verified(chain)
+        guard case .certificateVerified(let metadata) = result, let validated = metadata.validatedCertificateChain else {
             return result
         }
+        self.cache.record(decision, presentedChain: der, requirements: self.requirements, now: now, attachment: validated)
+        return result
     }
 
     private func record(_ failure: ServerTrustError, report: PinValidationReport?) {
