@@ -2,6 +2,7 @@ import Foundation
 
 /// Real minimal files, made once with Pillow 1x1 images (`Image.new("RGB", (1, 1))` saved as
 /// each format) and checked with `file(1)`; committed as Base64 so the tests need no resources.
+/// `Scripts/make-sniff-fixtures.py` makes them again (another Pillow version writes other bytes).
 enum SniffFixtures {
     static let jpeg = Data(base64Encoded: """
         /9j/4AAQSkZJRgABAQAAAQABAAD/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1R
