@@ -54,6 +54,27 @@ struct TrustDecisionCacheTests {
         #expect(cache.lookup(presentedChain: chain.derChain.reversed(), requirements: self.requirements(), now: Fixtures.now) == nil)
     }
 
+    @Test func evaluatorsConfiguredOtherwiseDoNotShareAnAnswer() async throws {
+        // `*.foo.example` for a.foo.example: trusted with the built-in suffix list, refused by an
+        // evaluator whose list makes `foo.example` a public suffix.
+        let chain = try pki.leaf { $0.dnsNames = ["*.foo.example"]; $0.ipAddresses = []; $0.commonName = "*.foo.example" }
+        let requirements = self.requirements(host: "a.foo.example")
+        let cache = TrustDecisionCache()
+        let lax = ServerTrust()
+        let strict = ServerTrust(configuration: .init(publicSuffixes: PublicSuffixList(parsing: "foo.example\n")))
+        #expect(await lax.evaluate(presentedChain: chain.derChain, requirements: requirements, now: Fixtures.now, cache: cache).isTrusted)
+        #expect(cache.count == 1)
+        let decision = await strict.evaluate(presentedChain: chain.derChain, requirements: requirements, now: Fixtures.now, cache: cache)
+        #expect(decision.failure?.code == .hostnameMismatch)
+        // A shorter chain limit is another configuration too.
+        let short = ServerTrust(configuration: .init(maximumChainLength: 1))
+        let limited = await short.evaluate(presentedChain: chain.derChain, requirements: requirements, now: Fixtures.now, cache: cache)
+        #expect(limited.failure?.code == .chainTooLong)
+        // Near miss: the same configuration, made again, is the same key.
+        let again = ServerTrust(configuration: .init())
+        #expect(cache.lookup(presentedChain: chain.derChain, requirements: requirements, configuration: again.configuration, now: Fixtures.now) != nil)
+    }
+
     @Test func aCachedDecisionDoesNotOutliveTheChain() async throws {
         let chain = try pki.validChain()
         let cache = TrustDecisionCache()

@@ -118,7 +118,12 @@ struct Report {
             "| cold: `ServerTrust.evaluate` (parse, path building, Web PKI rules, pins), median per round | \(self.spread(runs.compactMap { $0.result.extra["coldMedianMicroseconds"] }, 1)) |",
             "| cold, p99 per round | \(self.spread(runs.compactMap { $0.result.extra["coldP99Microseconds"] }, 1)) |",
             "| cached: `TrustDecisionCache.lookup(presentedChain:requirements:now:)`, the lookup a repeat handshake makes | \(self.spread(runs.compactMap { $0.result.extra["cachedMicroseconds"] }, 3)) |",
-        ]
+            "",
+            "| Hostile input (slowest of 20 evaluations per round) | ms |",
+            "|---|---|",
+        ] + HostileTrustInput.names.enumerated().map { index, name in
+            "| \(name) | \(self.spread(runs.compactMap { $0.result.extra["hostile\(index)Milliseconds"] }, 2)) |"
+        }
     }
 
     private func storeTable(_ spec: RunSpec) -> [String] {
@@ -153,6 +158,14 @@ struct Report {
         if let spec = spec("trust") {
             let cached = self.med(self.runs(spec, .project).compactMap { $0.result.extra["cachedMicroseconds"] })
             rows.append(("cached trust evaluation < 5 µs", String(format: "%.3f µs", cached), cached < 5))
+            let cold = self.med(self.runs(spec, .project).compactMap { $0.result.extra["coldMedianMicroseconds"] })
+            rows.append(("cold trust evaluation, 3-certificate chain < 200 µs", String(format: "%.1f µs", cold), cold < 200))
+            let hostile = self.runs(spec, .project).flatMap { run in
+                HostileTrustInput.names.indices.compactMap { run.result.extra["hostile\($0)Milliseconds"] }
+            }
+            if let worst = hostile.max() {
+                rows.append(("no hostile trust input > 50 ms", String(format: "%.2f ms", worst), worst < 50))
+            }
         }
         for id in ["tokens-expired", "tokens-rejected"] {
             guard let spec = spec(id) else { continue }

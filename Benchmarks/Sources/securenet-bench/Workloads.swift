@@ -227,6 +227,9 @@ func runTrustEvaluation(endpoint: ServerEndpoint, chainPEM: String, iterations: 
     result.extra["coldMedianMicroseconds"] = percentile(coldSorted, 0.5)
     result.extra["coldP99Microseconds"] = percentile(coldSorted, 0.99)
     result.extra["cachedMicroseconds"] = cachedTotal / Double(iterations)
+    for (index, (_, milliseconds)) in try await measureHostileInputs().enumerated() {
+        result.extra["hostile\(index)Milliseconds"] = milliseconds
+    }
     return result
 }
 

@@ -53,7 +53,12 @@ final class HandshakeTrust: Sendable {
         }
         // This transport records every decision with its NIOSSL chain attached, so a hit hands
         // that chain straight back without parsing anything.
-        if let hit = self.cache.lookup(presentedChain: der, requirements: self.requirements, now: self.now()),
+        if let hit = self.cache.lookup(
+            presentedChain: der,
+            requirements: self.requirements,
+            configuration: self.evaluator.configuration,
+            now: self.now()
+        ),
             let chain = hit.attachment as? NIOSSL.ValidatedCertificateChain
         {
             promise.succeed(.certificateVerified(VerificationMetadata(chain)))
@@ -87,7 +92,14 @@ final class HandshakeTrust: Sendable {
         guard case .certificateVerified(let metadata) = result, let validated = metadata.validatedCertificateChain else {
             return result
         }
-        self.cache.record(decision, presentedChain: der, requirements: self.requirements, now: now, attachment: validated)
+        self.cache.record(
+            decision,
+            presentedChain: der,
+            requirements: self.requirements,
+            configuration: self.evaluator.configuration,
+            now: now,
+            attachment: validated
+        )
         return result
     }
 

@@ -55,14 +55,15 @@ struct EvaluationPolicy: VerifierPolicy {
             maximumNameConstraintChecks: configuration.maximumNameConstraintChecks
         )
         self.expiry = ExactExpiryPolicy(validationTime: now)
+        let appAnchors = AppAnchors(anchors)
         self.serverAuth = ServerAuthUsagePolicy(profile: profile)
-        self.keyUsage = KeyUsageRolePolicy(appSuppliedAnchors: anchors.certificates)
-        self.extensionProfile = ExtensionProfilePolicy(profile: profile, appSuppliedAnchors: anchors.certificates)
+        self.keyUsage = KeyUsageRolePolicy(anchors: appAnchors)
+        self.extensionProfile = ExtensionProfilePolicy(profile: profile, anchors: appAnchors)
         let web = profile.appliesBaselineRequirements
         self.hintsPrivateProfile = web && !anchors.includesSystemRoots
         self.keyIdentifiers = web ? KeyIdentifierPolicy() : nil
         self.commonName = web ? CommonNamePolicy() : nil
-        self.anchorProfile = web ? AnchorProfilePolicy(appSuppliedAnchors: anchors.certificates) : nil
+        self.anchorProfile = web ? AnchorProfilePolicy(anchors: appAnchors) : nil
         self.identity = WebPKIServerIdentityPolicy(host: host, publicSuffixes: configuration.publicSuffixes)
         let isIP = IPAddress(host) != nil
         self.libraryIdentity = ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)

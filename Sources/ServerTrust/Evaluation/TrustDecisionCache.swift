@@ -1,14 +1,16 @@
 public import Foundation
 import X509
 
-/// Trusted decisions per (presented chain, connection requirements), kept until the earliest
-/// `notAfter` of the validated chain, so a repeat handshake with a chain seen before pays a hash
-/// lookup instead of a path build.
+/// Trusted decisions per (presented chain, connection requirements, evaluator configuration),
+/// kept until the earliest `notAfter` of the validated chain, so a repeat handshake with a chain
+/// seen before pays a hash lookup instead of a path build.
 ///
 /// The key is the exact presented chain (DER, in order) together with the whole
-/// ``ConnectionRequirements``: host, port, certificate rules, trust anchors and pins. A different
-/// host, a changed pin set or another anchor is a different key, so a decision is never reused
-/// under a policy it was not made for.
+/// ``ConnectionRequirements`` (host, port, certificate rules, trust anchors and their profile,
+/// pins) and the evaluator's ``ServerTrust/Configuration`` (public suffix list, limits). A
+/// different host, a changed pin set, another anchor or an evaluator configured otherwise is a
+/// different key, so a decision is never reused under a policy it was not made for, even when
+/// evaluators share one cache.
 ///
 /// Only clean trusted decisions are kept. A rejection is evaluated again every time (a server
 /// that fixes its chain is accepted at once), and so is a decision carrying a pin report
@@ -32,6 +34,7 @@ public final class TrustDecisionCache: Sendable {
     private struct Key: Hashable, Sendable {
         let presentedChain: [[UInt8]]
         let requirements: ConnectionRequirements
+        let configuration: ServerTrust.Configuration
     }
 
     private struct Entry: Sendable {
@@ -71,10 +74,16 @@ public final class TrustDecisionCache: Sendable {
     /// The number of decisions held (expired ones included until they are looked up or evicted).
     public var count: Int { self.state.withState { $0.entries.count } }
 
-    /// The cached decision for `presentedChain` under `requirements`, if one was recorded and
-    /// the validated chain is still within its validity at `now`. An expired entry is dropped.
-    public func lookup(presentedChain: [[UInt8]], requirements: ConnectionRequirements, now: Date) -> Hit? {
-        let key = Key(presentedChain: presentedChain, requirements: requirements)
+    /// The cached decision for `presentedChain` under `requirements` and an evaluator with
+    /// `configuration`, if one was recorded and the validated chain is still within its validity
+    /// at `now`. An expired entry is dropped.
+    public func lookup(
+        presentedChain: [[UInt8]],
+        requirements: ConnectionRequirements,
+        configuration: ServerTrust.Configuration = .init(),
+        now: Date
+    ) -> Hit? {
+        let key = Key(presentedChain: presentedChain, requirements: requirements, configuration: configuration)
         return self.state.withState { state in
             guard let entry = state.entries[key] else { return nil }
             guard now < entry.expires else {
@@ -85,20 +94,21 @@ public final class TrustDecisionCache: Sendable {
         }
     }
 
-    /// Keeps `decision` for `presentedChain` under `requirements` if it is trusted, carries no
-    /// pin report and its chain is valid at `now`; otherwise does nothing. `attachment` comes
-    /// back with every hit.
+    /// Keeps `decision` for `presentedChain` under `requirements` and `configuration` (the
+    /// configuration of the evaluator that made it) if it is trusted, carries no pin report and
+    /// its chain is valid at `now`; otherwise does nothing. `attachment` comes back with every hit.
     public func record(
         _ decision: TrustDecision,
         presentedChain: [[UInt8]],
         requirements: ConnectionRequirements,
+        configuration: ServerTrust.Configuration = .init(),
         now: Date,
         attachment: (any Sendable)? = nil
     ) {
         guard decision.isTrusted, decision.pinReport == nil, !decision.chain.isEmpty,
             let expires = decision.chain.map(\.notValidAfter).min(), now < expires
         else { return }
-        let key = Key(presentedChain: presentedChain, requirements: requirements)
+        let key = Key(presentedChain: presentedChain, requirements: requirements, configuration: configuration)
         let hit = Hit(decision: decision, attachment: attachment)
         self.state.withState { state in
             if state.entries.count >= self.capacity, state.entries[key] == nil {
@@ -129,11 +139,11 @@ extension ServerTrust {
         now: Date = Date(),
         cache: TrustDecisionCache
     ) async -> TrustDecision {
-        if let hit = cache.lookup(presentedChain: presentedChain, requirements: requirements, now: now) {
+        if let hit = cache.lookup(presentedChain: presentedChain, requirements: requirements, configuration: self.configuration, now: now) {
             return hit.decision
         }
         let decision = await self.evaluate(presentedChain: presentedChain, requirements: requirements, now: now)
-        cache.record(decision, presentedChain: presentedChain, requirements: requirements, now: now)
+        cache.record(decision, presentedChain: presentedChain, requirements: requirements, configuration: self.configuration, now: now)
         return decision
     }
 }

@@ -22,11 +22,15 @@ public struct AnchorProfilePolicy: ChainRule, Sendable {
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
 
     /// The anchors this policy judges.
-    public let appSuppliedAnchors: Set<Certificate>
+    let appSuppliedAnchors: AppAnchors
 
     /// Creates the policy for the anchors an app supplied.
     public init(appSuppliedAnchors: some Sequence<Certificate>) {
-        self.appSuppliedAnchors = Set(appSuppliedAnchors)
+        self.appSuppliedAnchors = AppAnchors(appSuppliedAnchors)
+    }
+
+    init(anchors: AppAnchors) {
+        self.appSuppliedAnchors = anchors
     }
 
     /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.

@@ -45,6 +45,45 @@ extension Certificate {
     var subjectText: String { String(describing: self.subject) }
 }
 
+/// Which trust anchors the profile rules judge: those the app supplied, never the system's roots.
+///
+/// Membership is decided without hashing a certificate when it can be (swift-certificates hashes
+/// a certificate's every byte): with app anchors only, every anchor is the app's; with the system
+/// roots only, none is.
+struct AppAnchors: Sendable {
+    private enum Storage: Sendable {
+        case all, none
+        case some(Set<Certificate>)
+    }
+
+    private let storage: Storage
+
+    /// These certificates.
+    init(_ certificates: some Sequence<Certificate>) {
+        let set = Set(certificates)
+        self.storage = set.isEmpty ? .none : .some(set)
+    }
+
+    /// The app-supplied anchors of a trust configuration.
+    init(_ anchors: TrustAnchors) {
+        if !anchors.includesSystemRoots {
+            self.storage = .all
+        } else if anchors.certificates.isEmpty {
+            self.storage = .none
+        } else {
+            self.storage = .some(Set(anchors.certificates))
+        }
+    }
+
+    func contains(_ certificate: Certificate) -> Bool {
+        switch self.storage {
+        case .all: return true
+        case .none: return false
+        case .some(let set): return set.contains(certificate)
+        }
+    }
+}
+
 extension Array where Element == Certificate {
     /// The certificates the server presented on this path: all but the trust anchor. A path of
     /// one certificate is a leaf trusted directly, and counts as presented.

@@ -27,12 +27,17 @@ public struct ExtensionProfilePolicy: ChainRule, Sendable {
     /// The profile whose rules apply.
     public let profile: CertificateProfile
     /// Anchors judged like presented certificates; other anchors (the system's roots) are not.
-    public let appSuppliedAnchors: Set<Certificate>
+    let appSuppliedAnchors: AppAnchors
 
     /// Creates the policy.
     public init(profile: CertificateProfile = .webPKI, appSuppliedAnchors: some Sequence<Certificate> = []) {
         self.profile = profile
-        self.appSuppliedAnchors = Set(appSuppliedAnchors)
+        self.appSuppliedAnchors = AppAnchors(appSuppliedAnchors)
+    }
+
+    init(profile: CertificateProfile, anchors: AppAnchors) {
+        self.profile = profile
+        self.appSuppliedAnchors = anchors
     }
 
     /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.

@@ -22,11 +22,15 @@ public struct KeyUsageRolePolicy: ChainRule, Sendable {
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.keyUsage]
 
     /// Anchors judged like presented certificates; other anchors (the system's roots) are not.
-    public let appSuppliedAnchors: Set<Certificate>
+    let appSuppliedAnchors: AppAnchors
 
     /// Creates the policy.
     public init(appSuppliedAnchors: some Sequence<Certificate> = []) {
-        self.appSuppliedAnchors = Set(appSuppliedAnchors)
+        self.appSuppliedAnchors = AppAnchors(appSuppliedAnchors)
+    }
+
+    init(anchors: AppAnchors) {
+        self.appSuppliedAnchors = anchors
     }
 
     /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.

@@ -4,28 +4,58 @@
 /// ``builtIn`` is the whole Public Suffix List of ``builtInListDate``; a newer copy of
 /// `public_suffix_list.dat` can be loaded with ``init(parsing:)``.
 public struct PublicSuffixList: Hashable, Sendable {
-    var rules: Set<String>
-    var wildcardParents: Set<String>
-    var exceptions: Set<String>
+    /// The parsed rules, shared by every copy of a list, so comparing two copies of one list
+    /// (as a trust-decision cache key does on every handshake) is a pointer comparison.
+    final class Rules: Sendable {
+        let rules: Set<String>
+        let wildcardParents: Set<String>
+        let exceptions: Set<String>
+
+        init(rules: Set<String>, wildcardParents: Set<String>, exceptions: Set<String>) {
+            self.rules = rules
+            self.wildcardParents = wildcardParents
+            self.exceptions = exceptions
+        }
+    }
+
+    let storage: Rules
+    var rules: Set<String> { self.storage.rules }
+    var wildcardParents: Set<String> { self.storage.wildcardParents }
+    var exceptions: Set<String> { self.storage.exceptions }
+
+    /// Lists are equal when they hold the same rules.
+    public static func == (lhs: PublicSuffixList, rhs: PublicSuffixList) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.rules == rhs.rules && lhs.wildcardParents == rhs.wildcardParents && lhs.exceptions == rhs.exceptions)
+    }
+
+    /// Hashes the sizes only (hashing ten thousand rules per lookup would cost more than it saves);
+    /// equality still compares every rule.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.rules.count)
+        hasher.combine(self.wildcardParents.count)
+        hasher.combine(self.exceptions.count)
+    }
 
     /// Parses the text format of publicsuffix.org: one rule a line, `//` comments, `*.` wildcard
     /// rules and `!` exceptions.
     public init(parsing text: String) {
-        self.rules = []
-        self.wildcardParents = []
-        self.exceptions = []
+        var rules: Set<String> = []
+        var wildcardParents: Set<String> = []
+        var exceptions: Set<String> = []
         for rawLine in text.split(whereSeparator: \.isNewline) {
             let line = rawLine.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
             if line.isEmpty || line.hasPrefix("//") { continue }
             let rule = HostName.normalise(line)
             if rule.hasPrefix("!") {
-                self.exceptions.insert(String(rule.dropFirst()))
+                exceptions.insert(String(rule.dropFirst()))
             } else if rule.hasPrefix("*.") {
-                self.wildcardParents.insert(String(rule.dropFirst(2)))
+                wildcardParents.insert(String(rule.dropFirst(2)))
             } else {
-                self.rules.insert(rule)
+                rules.insert(rule)
             }
         }
+        self.storage = Rules(rules: rules, wildcardParents: wildcardParents, exceptions: exceptions)
     }
 
     /// The full Public Suffix List, compiled in: ICANN and private sections (so `*.s3.amazonaws.com`

@@ -109,48 +109,165 @@ enum NameMatching {
         }
     }
 
-    /// Whether the name is within the constraint's subtree. With `everyInstance`, a wildcard name
-    /// matches only if every name it stands for does (for permitted subtrees); without, if any
-    /// does (for excluded subtrees).
-    static func matches(_ candidate: Candidate, _ constraint: GeneralName, everyInstance: Bool) -> Bool {
-        switch (candidate, constraint) {
-        case (.dns(let labels), .dnsName(let text)):
-            guard let subtree = DomainSubtree(text) else { return true }  // Refused earlier; fail closed.
-            return subtree.contains(labels, everyInstance: everyInstance)
-        case (.ip(let address), .ipAddress(let octets)):
-            let range = Array(octets.bytes)
-            if range.count == address.count * 2 {
-                return zip(address, zip(range.prefix(address.count), range.suffix(address.count))).allSatisfy {
-                    ($0 & $1.1) == ($1.0 & $1.1)
+    /// One list of subtrees (permitted or excluded), indexed by name type. DNS, URI and e-mail
+    /// domains are kept in sets of their text, and a name is looked up one suffix at a time; IP
+    /// ranges are masked integers; directory names are compared as RDN prefixes.
+    struct Index {
+        /// A set of domains: `example.com` (the domain and below, or for URI and e-mail hosts,
+        /// that host only) and `.example.com` (strictly below), plus whether an empty constraint
+        /// (every name) is present.
+        struct Domains {
+            var all = false
+            var domains: Set<String> = []
+            var strictlyBelow: Set<String> = []
+            /// The parents of `domains` (`example.com` for `bar.example.com`): what a wildcard
+            /// `*.example.com` can stand for one of.
+            var parents: Set<String> = []
+            var isEmpty = true
+
+            mutating func insert(_ subtree: DomainSubtree) {
+                self.isEmpty = false
+                if subtree.labels.isEmpty {
+                    self.all = true
+                } else if subtree.strictlyBelow {
+                    self.strictlyBelow.insert(Self.text(subtree.labels[...]))
+                } else {
+                    self.domains.insert(Self.text(subtree.labels[...]))
+                    self.parents.insert(Self.text(subtree.labels.dropLast()))
                 }
             }
-            // An IPv4-mapped IPv6 name is also the IPv4 address: never let it slip past an
-            // excluded IPv4 range.
-            if !everyInstance, address.count == 16, range.count == 8,
-                address.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF])
-            {
-                return self.matches(.ip(Array(address.suffix(4))), constraint, everyInstance: false)
+
+            /// `labels` (top-level first) as a domain name.
+            static func text(_ labels: ArraySlice<Substring>) -> String {
+                labels.reversed().joined(separator: ".")
             }
-            return false
-        case (.uri(let host), .uniformResourceIdentifier(let text)):
-            guard let subtree = DomainSubtree(text) else { return true }
-            return subtree.containsHost(host)
-        case (.email(let local, let domain), .rfc822Name(let text)):
-            if text.isEmpty { return true }
-            if let at = text.lastIndex(of: "@") {
-                guard let constraintDomain = self.dnsLabels(String(text[text.index(after: at)...]), allowsWildcard: false) else {
+
+            /// Whether the DNS name (top-level first; a leading `*` label a wildcard) is within a
+            /// subtree: for every name a wildcard stands for, or for some.
+            func containsDNS(_ name: [Substring], everyInstance: Bool) -> Bool {
+                if self.all { return true }
+                let isWildcard = name.last == "*"
+                // Suffixes of the literal labels: depth 1 (the top-level domain) up to the whole
+                // name, or up to the wildcard's base.
+                let literalDepth = isWildcard ? name.count - 1 : name.count
+                for depth in stride(from: 1, through: literalDepth, by: 1) {
+                    let domain = Self.text(name[..<depth])
+                    if self.domains.contains(domain) { return true }
+                    // Strictly below: a proper suffix (the wildcard's base is one for every instance).
+                    if depth < name.count, self.strictlyBelow.contains(domain) { return true }
+                }
+                // Some name `*.example.com` stands for is `bar.example.com` itself.
+                if isWildcard, !everyInstance, name.count > 1, self.parents.contains(Self.text(name[..<(name.count - 1)])) {
                     return true
                 }
-                return text[..<at] == local && constraintDomain == domain
+                return false
             }
-            guard let subtree = DomainSubtree(text) else { return true }
-            return subtree.containsHost(domain)
-        case (.directory(let rdns), .directoryName(let name)):
-            let prefix = self.normalised(name)
-            return prefix.count <= rdns.count && zip(prefix, rdns).allSatisfy { $0 == $1 }
-        default:
-            return false
+
+            /// Whether a URI or e-mail host is within: that host exactly, or strictly below.
+            func containsHost(_ host: [Substring]) -> Bool {
+                if self.all { return true }
+                if self.domains.contains(Self.text(host[...])) { return true }
+                for depth in stride(from: 1, to: host.count, by: 1) where self.strictlyBelow.contains(Self.text(host[..<depth])) {
+                    return true
+                }
+                return false
+            }
         }
+
+        /// An address range as masked 128-bit integers (IPv4 in the low 32 bits).
+        struct Range {
+            let isIPv4: Bool
+            let high: UInt64, low: UInt64
+            let maskHigh: UInt64, maskLow: UInt64
+
+            func contains(_ address: (isIPv4: Bool, high: UInt64, low: UInt64)) -> Bool {
+                address.isIPv4 == self.isIPv4 && address.high & self.maskHigh == self.high & self.maskHigh
+                    && address.low & self.maskLow == self.low & self.maskLow
+            }
+        }
+
+        var dns = Domains()
+        var uri = Domains()
+        var emailDomains = Domains()
+        var mailboxes: Set<String> = []
+        var ranges: [Range] = []
+        var directories: [[Set<DirectoryAttribute>]] = []
+        var kinds: [Kind] = []
+
+        init(_ subtrees: [GeneralName]) {
+            for subtree in subtrees {
+                let kind = Kind(subtree)
+                if !self.kinds.contains(kind) { self.kinds.append(kind) }
+                switch subtree {
+                case .dnsName(let text):
+                    if let domain = DomainSubtree(text) { self.dns.insert(domain) }
+                case .uniformResourceIdentifier(let text):
+                    if let domain = DomainSubtree(text) { self.uri.insert(domain) }
+                case .rfc822Name(let text):
+                    if let at = text.lastIndex(of: "@"), let domain = NameMatching.dnsLabels(String(text[text.index(after: at)...]), allowsWildcard: false) {
+                        self.mailboxes.insert(String(text[..<at]) + "@" + Domains.text(domain[...]))
+                    } else if let domain = DomainSubtree(text) {
+                        self.emailDomains.insert(domain)
+                    }
+                case .ipAddress(let octets):
+                    let bytes = Array(octets.bytes)
+                    let half = bytes.count / 2
+                    let address = NameMatching.integer(Array(bytes.prefix(half)))
+                    let mask = NameMatching.integer(Array(bytes.suffix(half)))
+                    self.ranges.append(Range(isIPv4: half == 4, high: address.high, low: address.low, maskHigh: mask.high, maskLow: mask.low))
+                case .directoryName(let name):
+                    self.directories.append(NameMatching.normalised(name))
+                default:
+                    break
+                }
+            }
+        }
+
+        /// Whether the list has a subtree of this name type.
+        func constrains(_ kind: Kind) -> Bool { self.kinds.contains(kind) }
+
+        /// Whether the name is within one of the subtrees. With `everyInstance`, a wildcard name
+        /// is within only if every name it stands for is (for permitted subtrees); without, if
+        /// any is (for excluded subtrees).
+        func contains(_ candidate: Candidate, everyInstance: Bool) -> Bool {
+            switch candidate {
+            case .dns(let labels):
+                return self.dns.containsDNS(labels, everyInstance: everyInstance)
+            case .ip(let bytes):
+                let address = NameMatching.integer(bytes)
+                if self.ranges.contains(where: { $0.contains((bytes.count == 4, address.high, address.low)) }) { return true }
+                // An IPv4-mapped IPv6 name is also the IPv4 address: never let it slip past an
+                // excluded IPv4 range.
+                if !everyInstance, bytes.count == 16, bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) {
+                    let v4 = NameMatching.integer(Array(bytes.suffix(4)))
+                    return self.ranges.contains(where: { $0.contains((true, v4.high, v4.low)) })
+                }
+                return false
+            case .uri(let host):
+                return self.uri.containsHost(host)
+            case .email(let local, let domain):
+                if self.emailDomains.containsHost(domain) { return true }
+                return self.mailboxes.contains(String(local) + "@" + Domains.text(domain[...]))
+            case .directory(let rdns):
+                return self.directories.contains { prefix in
+                    prefix.count <= rdns.count && zip(prefix, rdns).allSatisfy { $0 == $1 }
+                }
+            }
+        }
+    }
+
+    /// Network-order bytes (4 or 16) as two 64-bit halves.
+    static func integer(_ bytes: [UInt8]) -> (high: UInt64, low: UInt64) {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        for (index, byte) in bytes.enumerated() {
+            if bytes.count == 16, index < 8 {
+                high = high << 8 | UInt64(byte)
+            } else {
+                low = low << 8 | UInt64(byte)
+            }
+        }
+        return (high, low)
     }
 
     /// Why a constraint is malformed, or nil.
@@ -196,24 +313,6 @@ enum NameMatching {
             }
             self.labels = labels
             self.strictlyBelow = strictlyBelow
-        }
-
-        func contains(_ name: [Substring], everyInstance: Bool) -> Bool {
-            guard name.count >= self.labels.count + (self.strictlyBelow ? 1 : 0) else { return false }
-            for (presented, required) in zip(name, self.labels) where presented != required {
-                // A wildcard label stands for any one label: some instance equals `required`,
-                // but not every instance does.
-                if presented == "*" && !everyInstance { continue }
-                return false
-            }
-            return true
-        }
-
-        /// For URI and e-mail constraints, where `host.example.com` is that host only and
-        /// `.example.com` any host below the domain (RFC 5280 §4.2.1.10).
-        func containsHost(_ host: [Substring]) -> Bool {
-            if self.labels.isEmpty || self.strictlyBelow { return self.contains(host, everyInstance: true) }
-            return host == self.labels
         }
     }
 

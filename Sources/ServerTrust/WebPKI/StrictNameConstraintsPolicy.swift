@@ -72,21 +72,22 @@ public struct StrictNameConstraintsPolicy: ChainRule, Sendable {
 }
 
 extension StrictNameConstraintsPolicy {
-    /// One CA's constraints, validated and grouped by name type.
+    /// One CA's constraints, validated once and indexed by name type, so that checking a name
+    /// costs a few hash lookups (one per label) rather than one comparison per subtree.
     struct Constraints {
-        var permitted: [GeneralName]
-        var excluded: [GeneralName]
+        let permitted: NameMatching.Index
+        let excluded: NameMatching.Index
 
         init(_ ext: Certificate.Extension) throws {
             try Self.checkStructure(ext.value)
             let parsed = try NameConstraints(ext)
-            self.permitted = parsed.permittedSubtrees
-            self.excluded = parsed.excludedSubtrees
-            for constraint in self.permitted + self.excluded {
+            for constraint in parsed.permittedSubtrees + parsed.excludedSubtrees {
                 if let problem = NameMatching.constraintProblem(constraint) {
                     throw ServerTrustError(.nameConstraintViolation, "hold an invalid constraint: \(problem)")
                 }
             }
+            self.permitted = NameMatching.Index(parsed.permittedSubtrees)
+            self.excluded = NameMatching.Index(parsed.excludedSubtrees)
         }
 
         /// `NameConstraints ::= SEQUENCE { permittedSubtrees [0] GeneralSubtrees OPTIONAL,
@@ -152,9 +153,8 @@ extension StrictNameConstraintsPolicy {
             }
             for name in names {
                 let kind = NameMatching.Kind(name)
-                let permitted = self.permitted.filter { NameMatching.Kind($0) == kind }
-                let excluded = self.excluded.filter { NameMatching.Kind($0) == kind }
-                if permitted.isEmpty, excluded.isEmpty { continue }
+                let hasPermitted = self.permitted.constrains(kind)
+                guard hasPermitted || self.excluded.constrains(kind) else { continue }
                 guard kind.isSupported else {
                     return "its \(kind) name cannot be checked against \(kind) constraints"
                 }
@@ -163,10 +163,10 @@ extension StrictNameConstraintsPolicy {
                 case .success(let value): candidate = value
                 case .failure(let problem): return problem.reason
                 }
-                if let hit = excluded.first(where: { NameMatching.matches(candidate, $0, everyInstance: false) }) {
-                    return "\(NameMatching.text(name)) is within the excluded subtree \(NameMatching.text(hit))"
+                if self.excluded.contains(candidate, everyInstance: false) {
+                    return "\(NameMatching.text(name)) is within an excluded \(kind) subtree"
                 }
-                if !permitted.isEmpty, !permitted.contains(where: { NameMatching.matches(candidate, $0, everyInstance: true) }) {
+                if hasPermitted, !self.permitted.contains(candidate, everyInstance: true) {
                     return "\(NameMatching.text(name)) is outside every permitted \(kind) subtree"
                 }
             }
