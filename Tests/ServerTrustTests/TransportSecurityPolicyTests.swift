@@ -83,6 +83,23 @@ struct TransportSecurityPolicyTests {
         }
     }
 
+    @Test func numericHostsAreJudgedByTheAddressTheyDenote() throws {
+        let policy = TransportSecurityPolicy(allowsLocalNetworking: true)
+        // 8.8.8.8 written as one decimal, hexadecimal, octal and mixed-width numbers: public.
+        for url in ["http://134744072/", "http://0x08080808/", "http://0x8.0x8.0x8.0x8/", "http://010.010.010.010/", "http://8.526344/", "http://8.8.2056/"] {
+            #expect(throws: ServerTrustError.self, "\(url)") { try self.requirements(policy, url) }
+            #expect { try self.requirements(policy, url) } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
+        }
+        // 127.0.0.1 and 192.168.0.1 in the same forms: local.
+        for url in ["http://2130706433/", "http://0x7f000001/", "http://0177.0.0.1/", "http://127.1/", "http://3232235521/"] {
+            #expect(throws: Never.self, "\(url)") { try self.requirements(policy, url) }
+        }
+        // Near miss: a dotless name that is not a number is still an unqualified name.
+        #expect(throws: Never.self) { try self.requirements(policy, "http://nas/") }
+        // Out of range is no address, and not a name either: refused.
+        #expect { try self.requirements(policy, "http://4294967296/") } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
+    }
+
     @Test func arbitraryLoadsMustBeAskedForAndAreListedAsAWarning() throws {
         let policy = TransportSecurityPolicy(allowsArbitraryLoads: true)
         #expect(try !self.requirements(policy, "http://example.com/").usesTLS)

@@ -18,6 +18,52 @@ struct IPAddress: Hashable, Sendable {
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The IPv4 address a host written in one of the numeric forms URL parsers accept denotes
+    /// (WHATWG URL §3.5 "IPv4 parser", as browsers and `getaddrinfo` read them): one to four
+    /// dot-separated numbers in decimal, octal (leading `0`) or hexadecimal (`0x`), the last
+    /// filling the remaining bytes. `134744072` and `0x08080808` are both 8.8.8.8. Nil when the
+    /// host is not such a number, or when a number is out of range.
+    /// Whether a URL parser must read the host as an IPv4 address (WHATWG URL §3.5 "ends in a
+    /// number"): its last label is decimal digits or `0x` and hexadecimal digits.
+    static func endsInANumber(_ host: String) -> Bool {
+        guard let last = host.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else { return false }
+        if last.allSatisfy({ $0.isASCII && $0.isNumber }) { return true }
+        guard last.hasPrefix("0x") || last.hasPrefix("0X") else { return false }
+        return last.dropFirst(2).allSatisfy(\.isHexDigit)
+    }
+
+    static func numericIPv4(_ host: String) -> [UInt8]? {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...4).contains(parts.count) else { return nil }
+        var numbers: [UInt64] = []
+        for part in parts {
+            var digits = Substring(part)
+            var radix = 10
+            if digits.hasPrefix("0x") || digits.hasPrefix("0X") {
+                digits = digits.dropFirst(2)
+                radix = 16
+            } else if digits.count > 1, digits.hasPrefix("0") {
+                digits = digits.dropFirst()
+                radix = 8
+            }
+            if digits.isEmpty {
+                guard radix == 16 || part == "0" else { return nil }  // `0x` alone is zero.
+                numbers.append(0)
+                continue
+            }
+            guard digits.count <= 32, let value = UInt64(digits, radix: radix) else { return nil }
+            numbers.append(value)
+        }
+        guard let last = numbers.last, numbers.dropLast().allSatisfy({ $0 < 256 }) else { return nil }
+        let remainingBytes = 5 - numbers.count
+        guard last < UInt64(1) << (8 * remainingBytes) else { return nil }
+        var bytes = numbers.dropLast().map { UInt8($0) }
+        for shift in stride(from: remainingBytes - 1, through: 0, by: -1) {
+            bytes.append(UInt8((last >> (8 * UInt64(shift))) & 0xFF))
+        }
+        return bytes
+    }
+
     var isIPv4: Bool { self.bytes.count == 4 }
 
     private static func parseIPv4(_ text: Substring) -> [UInt8]? {

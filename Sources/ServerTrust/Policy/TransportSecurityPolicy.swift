@@ -12,7 +12,8 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     ///   keep their requirements.
     public var allowsArbitraryLoads: Bool
     /// Allow plain HTTP to local hosts: `localhost`, unqualified names, `.local` names, and
-    /// loopback, private and link-local addresses.
+    /// loopback, private and link-local addresses. A host written as a number in any form URL
+    /// parsers accept (`134744072`, `0x7f000001`) is judged by the address it denotes.
     public var allowsLocalNetworking: Bool
     /// The oldest TLS version accepted. Default TLS 1.2.
     public var minimumTLSVersion: TLSVersion
@@ -149,7 +150,15 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     }
 
     static func isLocal(_ host: String) -> Bool {
-        if let address = IPAddress(host) {
+        // A host in a numeric form (`134744072`, `0x08080808`, `010.010.010.010`) is the
+        // address it denotes, never an unqualified name: judged as that address.
+        var address = IPAddress(host)
+        if address == nil, IPAddress.endsInANumber(host) {
+            // Out of range (`4294967296`) is no address and no name: not local.
+            guard let bytes = IPAddress.numericIPv4(host) else { return false }
+            address = IPAddress(bytes: bytes)
+        }
+        if let address {
             let b = address.bytes
             if address.isIPv4 {
                 return b[0] == 127 || b[0] == 10 || (b[0] == 172 && (16...31).contains(b[1]))
