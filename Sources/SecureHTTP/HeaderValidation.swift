@@ -53,6 +53,14 @@ extension HTTPFields {
 enum SensitiveFields {
     static let names: Set<HTTPField.Name> = [.authorization, .cookie, .setCookie, .proxyAuthorization]
 
+    /// A request target for logs: the path without its query (reset codes, API keys and
+    /// `access_token=` travel there), `?…` marking that one was left out.
+    static func loggablePath(_ target: String?) -> String {
+        guard let target else { return "" }
+        guard let query = target.firstIndex(of: "?") else { return target }
+        return target[..<query] + "?…"
+    }
+
     /// Fields removed from a request whose redirect leaves the origin.
     static let crossOrigin: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization]
 

@@ -144,7 +144,7 @@ struct RequestDriver: Sendable {
         while true {
             let prepared = try self.prepare(hop)
             self.logger.debug(
-                "→ \(prepared.request.method.rawValue) \(Origin.logDescription(prepared.url))\(prepared.request.path ?? "") [\(SensitiveFields.redacted(prepared.request.headerFields))]"
+                "→ \(prepared.request.method.rawValue) \(Origin.logDescription(prepared.url))\(SensitiveFields.loggablePath(prepared.request.path)) [\(SensitiveFields.redacted(prepared.request.headerFields))]"
             )
             let (response, responseBody) = try await exchange(prepared)
             self.logger.debug(

@@ -239,9 +239,12 @@ struct RequestRulesLiveTests {
                 try fields.appendChecked(name: .cookie, value: "id=SECRET-COOKIE-SENT")
                 try fields.appendChecked(name: .proxyAuthorization, value: "Basic SECRET-PROXY")
                 _ = try await transport.send(get(url(server), headers: fields))
+                // Query strings carry reset codes, API keys and `access_token=`: logged paths stop before them.
+                _ = try await transport.send(get(url(server, "/reset/confirm?code=SECRET-RESET-CODE&access_token=SECRET-QUERY-TOKEN")))
             }
         }
         let text = lines.withLockedValue { $0.joined(separator: "\n") }
+        #expect(text.contains("/reset/confirm?…"))
         #expect(text.contains("authorization: <redacted>") || text.contains("Authorization: <redacted>"))
         #expect(text.contains("<redacted>"))
         #expect(text.contains("200"))
