@@ -87,6 +87,11 @@ struct EmailAddressTests {
         #expect(address.domain == "bücher.de")
         #expect(address.asciiAddress == "Ada+News@xn--bcher-kva.de")
         #expect(try EmailAddress("x@münchen.de").asciiDomain == "xn--mnchen-3ya.de")
+        // 50,000 distinct non-ASCII characters: refused by size before Punycode runs (which is
+        // quadratic in them), with the up-front rule's message.
+        let huge = "x@" + String(String.UnicodeScalarView((0x4E00..<(0x4E00 + 50_000)).compactMap(Unicode.Scalar.init))) + ".de"
+        #expect { try EmailAddress(huge) } throws: { ($0 as? ValidationError)?.message.contains("as entered") == true }
+        #expect { try EmailAddress(huge) } throws: { ($0 as? ValidationError)?.code == .tooLong }
         #expect(try EmailAddress("x@例子.广告").asciiDomain == "xn--fsqu00a.xn--4rr70v")  // Python's idna codec agrees
     }
 }
@@ -117,6 +122,17 @@ struct TextValidationTests {
         #expect(try rule.sanitize("  spaced  ", field: "t") == "spaced")
         // Zero-width joiners inside emoji stay.
         #expect(try rule.sanitize("👩‍💻", field: "t").unicodeScalars.contains("\u{200D}"))
+    }
+
+    @Test func inputIsBoundedInBytesAndScalarsBeforeItIsCounted() throws {
+        // One grapheme of 100,001 scalars: refused by the byte bound, before normalisation.
+        let zalgo = "e" + String(repeating: "\u{0301}", count: 100_000)
+        #expect(throws: ValidationError(.tooLong, "")) { try TextInput(length: 0...64).sanitize(zalgo, field: "name") }
+        // Within the byte bound, a character with more than 32 scalars is refused.
+        let heavy = "e" + String(repeating: "\u{0301}\u{0302}", count: 20)
+        #expect(throws: ValidationError(.invalidCharacters, "")) { try TextInput(length: 0...64).sanitize(heavy, field: "name") }
+        // Near misses: a family emoji (7 scalars) and an accented letter are single characters.
+        #expect(try TextInput(length: 0...2).sanitize("👨‍👩‍👧‍👦e\u{0301}", field: "name").count == 2)
     }
 
     @Test func emptyAndShortValuesAreRefused() {

@@ -28,7 +28,14 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Throws: ``ValidationError/Code/invalidEmail`` (or ``ValidationError/Code/tooLong``);
     ///   the message says which rule, never the address.
+    /// The most UTF-8 octets accepted before any other work (normalisation, Punycode): 254
+    /// octets of address in its ASCII form, written with up to 4 octets per character.
+    public static let maximumInputOctets = 1_024
+
     public init(_ text: String) throws(ValidationError) {
+        guard text.utf8.count <= Self.maximumInputOctets else {
+            throw ValidationError(.tooLong, "the address is longer than \(Self.maximumInputOctets) octets as entered", fieldPath: "email")
+        }
         let address = text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
         func fail(_ rule: String) -> ValidationError {
             ValidationError(.invalidEmail, rule, fieldPath: "email")
@@ -61,7 +68,8 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
                     : (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .spacingMark)
                 guard allowed else { throw fail("the domain has a character domains cannot contain") }
             }
-            guard let ascii = Punycode.asciiLabel(label), ascii.count <= 63 else {
+            // A label whose A-label can fit in 63 octets has at most 59 code points.
+            guard label.unicodeScalars.count <= 63, let ascii = Punycode.asciiLabel(label), ascii.count <= 63 else {
                 throw ValidationError(.tooLong, "a domain label is longer than 63 octets", fieldPath: "email")
             }
             asciiLabels.append(ascii)

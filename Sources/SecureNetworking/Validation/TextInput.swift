@@ -12,6 +12,10 @@ public struct TextInput: Sendable {
     public var trimsWhitespace: Bool
 
     /// Creates a rule.
+    /// The most code points one character may have: a base and 30 non-starters, the
+    /// Stream-Safe Text Format of UAX #15 §13, plus a joiner's worth for emoji sequences.
+    public static let maximumScalarsPerCharacter = 32
+
     public init(length: ClosedRange<Int> = 0...1000, allowsLineBreaks: Bool = false, trimsWhitespace: Bool = true) {
         self.length = length
         self.allowsLineBreaks = allowsLineBreaks
@@ -25,15 +29,33 @@ public struct TextInput: Sendable {
     ///   - field: a label for errors, such as `displayName`.
     /// - Throws: ``ValidationError/Code/tooLong`` / ``ValidationError/Code/tooShort`` (after
     ///   sanitising; counted in graphemes), ``ValidationError/Code/empty`` when the length
-    ///   requires a value.
+    ///   requires a value. Before any other work the input is bounded in bytes (at most
+    ///   ``maximumScalarsPerCharacter`` × 4 UTF-8 octets per allowed character, else
+    ///   `tooLong`), and no character may carry more than ``maximumScalarsPerCharacter`` scalars
+    ///   (`invalidCharacters`): "e" followed by 100,000 combining marks is one grapheme, and
+    ///   would otherwise pass a 64-character limit.
     public func sanitize(_ text: String, field: String) throws(ValidationError) -> String {
+        let (maximumBytes, overflow) = self.length.upperBound.multipliedReportingOverflow(by: Self.maximumScalarsPerCharacter * 4)
+        if !overflow, text.utf8.count > maximumBytes {
+            throw ValidationError(.tooLong, "at most \(self.length.upperBound) characters", fieldPath: field)
+        }
         var scalars = String.UnicodeScalarView()
         for scalar in text.precomposedStringWithCanonicalMapping.unicodeScalars where self.keeps(scalar) {
             scalars.append(scalar)
         }
         var result = String(scalars)
         if self.trimsWhitespace { result = result.trimmingCharacters(in: .whitespacesAndNewlines) }
-        let count = result.count
+        var count = 0
+        for character in result {
+            count += 1
+            if character.unicodeScalars.count > Self.maximumScalarsPerCharacter {
+                throw ValidationError(
+                    .invalidCharacters,
+                    "a character has more than \(Self.maximumScalarsPerCharacter) code points (combining marks)",
+                    fieldPath: field
+                )
+            }
+        }
         if count == 0, self.length.lowerBound > 0 {
             throw ValidationError(.empty, "a value is required", fieldPath: field)
         }
