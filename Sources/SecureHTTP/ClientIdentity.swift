@@ -35,3 +35,11 @@ public struct ClientIdentity: Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension ClientIdentity: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the kind of identity, never the key, the
+    /// bundle or the passphrase.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["kind": self.description], displayStyle: .struct)
+    }
+}

@@ -205,3 +205,16 @@ enum FormEncoding {
         return result
     }
 }
+
+extension OAuthTokenEndpoint.ClientAuthentication: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the client id and method, the secret redacted.
+    public var customMirror: Mirror {
+        let method: String
+        switch self.method {
+        case .none: method = "public"
+        case .basic: method = "basic, secret <redacted>"
+        case .body: method = "post, secret <redacted>"
+        }
+        return Mirror(self, children: ["clientID": self.clientID, "method": method], displayStyle: .struct)
+    }
+}

@@ -59,3 +59,21 @@ public struct TokenBundle: Codable, Hashable, Sendable, CustomStringConvertible,
     /// The same as ``description``.
     public var debugDescription: String { self.description }
 }
+
+extension TokenBundle: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the token type, times and scope, the tokens redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": "<redacted>",
+                "refreshToken": self.refreshToken == nil ? "nil" : "<redacted>",
+                "expiresAt": self.expiresAt,
+                "issuedAt": self.issuedAt as Any,
+                "tokenType": self.tokenType,
+                "scope": self.scope as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

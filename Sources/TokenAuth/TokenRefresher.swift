@@ -54,3 +54,20 @@ public struct TokenResponse: Codable, Hashable, Sendable, CustomStringConvertibl
         "TokenResponse(\(self.tokenType), expires_in: \(self.expiresIn.map { "\($0)" } ?? "-"), refresh: \(self.refreshToken == nil ? "none" : "<redacted>"))"
     }
 }
+
+extension TokenResponse: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the token type, lifetime and scope, the tokens redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "accessToken": "<redacted>",
+                "tokenType": self.tokenType,
+                "expiresIn": self.expiresIn as Any,
+                "refreshToken": self.refreshToken == nil ? "nil" : "<redacted>",
+                "scope": self.scope as Any,
+            ],
+            displayStyle: .struct
+        )
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import SecureHTTP
 import SecureStorage
 import Testing
 import TokenAuth
@@ -211,6 +212,21 @@ struct TokenManagerTests {
         #expect(!String(reflecting: value).contains("SECRET"))
         let response = TokenResponse(accessToken: "SECRET-A", expiresIn: 1, refreshToken: "SECRET-R")
         #expect(!response.description.contains("SECRET"))
+        // dump(), debuggers and Mirror walk the stored properties unless told otherwise.
+        let client = OAuthTokenEndpoint.ClientAuthentication.basic(id: "app", secret: "SECRET-CLIENT")
+        let identity = ClientIdentity.pem(certificateChain: "cert", privateKey: "SECRET-KEY")
+        let p12 = ClientIdentity.pkcs12([1, 2, 3], passphrase: "SECRET-PASS")
+        for subject in [value, response, client, identity, p12] as [Any] {
+            var dumped = ""
+            dump(subject, to: &dumped)
+            #expect(!dumped.contains("SECRET"), "\(dumped)")
+            #expect(dumped.contains("<redacted>") || dumped.contains("redacted"), "\(dumped)")
+            let mirrored = Mirror(reflecting: subject).children.map { "\($0.label ?? ""): \($0.value)" }.joined()
+            #expect(!mirrored.contains("SECRET"))
+        }
+        var dumped = ""
+        dump(value, to: &dumped)
+        #expect(dumped.contains("Bearer"))  // The token type is still shown.
     }
 }
 
