@@ -168,10 +168,11 @@ struct ConnectionLiveTests {
     }
 
     @Test func connectionRefusedIsReported() async throws {
-        let port = try await withLoopbackHTTPServer(nil) { server in server.port }
-        try await withTransport { transport in
-            let error = await expectFailure(transport, get(URL(string: "https://127.0.0.1:\(port)/")!))
-            #expect(error?.code == .connectFailed)
+        try await withRefusingLoopbackPort { port in
+            try await withTransport { transport in
+                let error = await expectFailure(transport, get(URL(string: "https://127.0.0.1:\(port)/")!))
+                #expect(error?.code == .connectFailed)
+            }
         }
     }
 }

@@ -207,15 +207,15 @@ struct APIClientLiveTests {
             func adapt(_ request: inout HTTPRequest, body: Data?) async throws { self.attempts.withLockedValue { $0 += 1 } }
         }
         try await withAPIFixture { fixture in
-            // A port that was just free: bind-and-close is not possible here, so use the server's
-            // port after shutting a second server down.
-            let closedPort = try await withReferenceAuthServer(.init(chain: try fixture.pki.validChain())) { $0.port }
-            let base = try #require(URL(string: "https://localhost:\(closedPort)/"))
-            try await withSecureAPIClient(try fixture.configuration(interceptors: [Counting(attempts: attempts)], baseURL: base)) { client in
-                let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/x", requiresAuthentication: false)))
-                #expect(error.code == .transportFailure)
-                #expect(error.transportError?.code == .connectFailed)
-                #expect(attempts.withLockedValue { $0 } == 3)
+            // A port held bound and not listening: refused, and no other test can be given it.
+            try await withRefusingLoopbackPort { closedPort in
+                let base = try #require(URL(string: "https://127.0.0.1:\(closedPort)/"))
+                try await withSecureAPIClient(try fixture.configuration(interceptors: [Counting(attempts: attempts)], baseURL: base)) { client in
+                    let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/x", requiresAuthentication: false)))
+                    #expect(error.code == .transportFailure)
+                    #expect(error.transportError?.code == .connectFailed)
+                    #expect(attempts.withLockedValue { $0 } == 3)
+                }
             }
         }
     }

@@ -162,8 +162,7 @@ struct TokenEndpointLiveTests {
     }
 
     @Test func anUnreachableEndpointIsATransportFailureThatKeepsTheTokens() async throws {
-        let port = try await withLoopbackHTTPServer(nil) { $0.port }
-        try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+        try await withRefusingLoopbackPort { port in try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
             let endpoint = OAuthTokenEndpoint(
                 url: URL(string: "https://127.0.0.1:\(port)/oauth/token")!,
                 transport: transport,
@@ -181,7 +180,7 @@ struct TokenEndpointLiveTests {
                 #expect(!error.isTerminal)
             }
             #expect(try await store.data(forKey: Self.key) != nil)
-        }
+        } }
     }
 
     @Test func staleUnauthorizedDoesNotRefreshTwice() async throws {
