@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import SecureHTTP
 import SecureNetworkingTesting
 import SecureStorage
+import Testing
 import ServerTrust
 import TokenAuth
 
@@ -36,6 +37,31 @@ final class TestClock: Sendable {
 }
 
 /// A refresher that answers from a script and counts calls.
+/// A gate a test opens: whoever waits on it before, resumes then; whoever waits after, passes.
+actor Gate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if self.isOpen { return }
+        await withCheckedContinuation { self.waiters.append($0) }
+    }
+
+    func open() {
+        self.isOpen = true
+        for waiter in self.waiters { waiter.resume() }
+        self.waiters.removeAll()
+    }
+}
+
+/// Polls `condition` (a value the test reads, not an interleaving it hopes for) for up to 10 s.
+func waitFor(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for _ in 0..<2000 where !condition() {
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    #expect(condition(), "the condition did not hold within 10 s", sourceLocation: sourceLocation)
+}
+
 final class ScriptedRefresher: TokenRefresher {
     enum Step: Sendable {
         case succeed(TokenResponse)
@@ -44,10 +70,15 @@ final class ScriptedRefresher: TokenRefresher {
 
     private let state: NIOLockedValueBox<(steps: [Step], calls: [String])>
     let delay: Duration
+    /// Opened when a refresh has started; the refresh then waits for ``release``.
+    let started = Gate()
+    /// When set, each refresh waits here after opening ``started``.
+    let release: Gate?
 
-    init(_ steps: [Step], delay: Duration = .zero) {
+    init(_ steps: [Step], delay: Duration = .zero, gated: Bool = false) {
         self.state = NIOLockedValueBox((steps, []))
         self.delay = delay
+        self.release = gated ? Gate() : nil
     }
 
     var calls: [String] { self.state.withLockedValue { $0.calls } }
@@ -57,6 +88,8 @@ final class ScriptedRefresher: TokenRefresher {
             state.calls.append(refreshToken)
             return state.steps.isEmpty ? nil : state.steps.removeFirst()
         }
+        await self.started.open()
+        if let release = self.release { await release.wait() }
         if self.delay > .zero { try? await Task.sleep(for: self.delay) }
         switch step {
         case .succeed(let response): return response
@@ -82,13 +115,14 @@ final class EventLog: Sendable {
 
     var all: [TokenEvent] { self.events.withLockedValue { $0 } }
 
-    /// Waits until at least `count` events arrived (up to 5 s), then a little longer so a
-    /// duplicate event would show up too.
-    func settle(expecting count: Int) async {
-        for _ in 0..<1000 where self.all.count < count {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        try? await Task.sleep(for: .milliseconds(50))
+    /// Every event the manager emitted before this call, duplicates included: signs in once
+    /// more as a marker and waits for its `.signedIn` (the stream keeps the order in which the
+    /// actor emitted). Call it last: it leaves the manager signed in.
+    func drain(_ manager: TokenManager, marker: TokenBundle) async throws -> [TokenEvent] {
+        let before = self.all.count
+        try await manager.signIn(marker)
+        try await waitFor { self.all.count > before && self.all.last == .signedIn }
+        return Array(self.all.dropLast())
     }
 }
 

@@ -147,10 +147,9 @@ struct TokenManagerTests {
         }
         #expect(results.count == 50 && results.allSatisfy { $0 == TokenAuthError.Code.invalidGrant })
         #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
-        await log.settle(expecting: 2)
-        #expect(log.all == [.signedIn, .signedOut(.refreshRejected)])
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
         #expect(refresher.calls.count == 1)
+        #expect(try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [.signedIn, .signedOut(.refreshRejected)])
     }
 
     @Test func aTransientFailureKeepsTheTokens() async throws {
@@ -171,8 +170,7 @@ struct TokenManagerTests {
         try await manager.signIn(bundle(refresh: nil, expiresIn: 10, clock: self.clock))
         self.clock.advance(11)
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
-        await log.settle(expecting: 2)
-        #expect(log.all == [.signedIn, .signedOut(.noRefreshToken)])
+        #expect(try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [.signedIn, .signedOut(.noRefreshToken)])
     }
 
     @Test func inactivitySignsOutOnTheTestClock() async throws {
@@ -186,20 +184,18 @@ struct TokenManagerTests {
         self.clock.advance(2)
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
         #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
-        await log.settle(expecting: 2)
-        #expect(log.all == [.signedIn, .signedOut(.inactivity)])
+        #expect(try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [.signedIn, .signedOut(.inactivity)])
     }
 
     @Test func signingOutDuringARefreshDoesNotReviveTheSession() async throws {
-        let refresher = ScriptedRefresher(
-            [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))],
-            delay: .milliseconds(100)
-        )
+        let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))], gated: true)
         let manager = self.manager(refresher)
         try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
         let pending = Task { try await manager.validAccessToken() }
-        try await Task.sleep(for: .milliseconds(20))
+        // The refresh is under way (and held) when the user signs out; then it completes.
+        await refresher.started.wait()
         await manager.signOut()
+        await refresher.release?.open()
         let result = await pending.result
         #expect((try? result.get()) == nil)
         #expect(await manager.isSignedIn == false)
