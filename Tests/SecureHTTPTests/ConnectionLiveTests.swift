@@ -93,13 +93,20 @@ struct ConnectionLiveTests {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
             try await withTransport(Live.configuration { $0.timeouts.request = .seconds(5) }) { transport in
                 // Warm the connection first, so the deadline below can only be spent waiting
-                // for the stalled response, not on a slow handshake.
-                _ = try await transport.send(get(url(server, "/warm")))
+                // for the stalled response, not on a slow handshake. On a busy machine the
+                // warm-up itself can miss its deadline (the suite shares one cooperative pool):
+                // it is set-up, so it gets three tries.
+                var warmed = false
+                for _ in 0..<3 where !warmed {
+                    warmed = (try? await transport.send(get(url(server, "/warm")))) != nil
+                }
+                try #require(warmed)
                 let started = ContinuousClock.now
                 let error = await expectFailure(transport, get(url(server, "/stall")))
                 #expect(error?.code == .deadlineExceeded)
                 #expect(ContinuousClock.now - started >= .seconds(5))
-                #expect(server.statistics.requests.map(\.uri) == ["/warm", "/stall"])
+                let uris = server.statistics.requests.map(\.uri)
+                #expect(uris.last == "/stall" && uris.dropLast().allSatisfy { $0 == "/warm" })
             }
         }
     }
