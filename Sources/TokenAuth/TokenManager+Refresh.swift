@@ -69,10 +69,15 @@ extension TokenManager {
         if self.loaded { return self.bundle }
         do {
             let stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
+            // The activity a previous launch kept; an unreadable one counts as none (activity now).
+            let persisted = stored == nil ? nil : try? await self.store.value(Date.self, forKey: self.activityKey)
             if !self.loaded {
                 self.bundle = stored
                 self.loaded = true
-                if stored != nil, self.lastActivity == nil { self.lastActivity = self.now() }
+                if stored != nil, self.lastActivity == nil {
+                    self.lastActivity = persisted ?? self.now()
+                    self.lastPersistedActivity = persisted
+                }
             }
             return self.bundle
         } catch {
@@ -90,6 +95,8 @@ extension TokenManager {
         self.unsaved = false
         self.refreshTimes = []
         self.lastActivity = nil
+        self.lastPersistedActivity = nil
+        try? await self.store.removeValue(forKey: self.activityKey)
         // A store that fails to delete still ends the session in memory; the next launch finds
         // the old bundle, whose refresh token the server has refused, and ends it again.
         try? await self.store.removeValue(forKey: self.configuration.storageKey)

@@ -29,6 +29,12 @@ public actor TokenManager {
         public var refreshWindow: Duration
         /// Sign out after this long without a call to ``validAccessToken()`` or
         /// ``recordActivity()``; nil (the default) never does.
+        ///
+        /// The time of the last activity is kept in the store beside the tokens (item
+        /// `<storageKey>.lastActivity`) and judged when a relaunched app first loads the session,
+        /// so quitting the app does not reset the clock. It is written at most once a minute (or
+        /// once a tenth of the timeout, if shorter): after a relaunch a session may end up to
+        /// that much early, never late.
         public var inactivityTimeout: Duration?
 
         /// Creates a configuration.
@@ -65,6 +71,8 @@ public actor TokenManager {
     var refreshTask: Task<TokenBundle, any Error>?
     var refreshTimes: [Date] = []
     var lastActivity: Date?
+    /// When ``lastActivity`` was last written to the store.
+    var lastPersistedActivity: Date?
     /// Bumped when a session ends, so a refresh that finishes afterwards cannot revive it.
     var generation = 0
 
@@ -104,7 +112,9 @@ public actor TokenManager {
         self.loaded = true
         self.unsaved = false
         self.refreshTimes = []
-        self.lastActivity = self.now()
+        self.lastActivity = nil
+        self.lastPersistedActivity = nil
+        await self.noteActivity()
         self.eventSink.yield(.signedIn)
     }
 
@@ -127,9 +137,25 @@ public actor TokenManager {
     }
 
     /// Notes user activity for the inactivity timeout (``validAccessToken()`` does this too).
-    public func recordActivity() {
-        self.lastActivity = self.now()
+    public func recordActivity() async {
+        await self.noteActivity()
     }
+
+    /// Notes activity now, and keeps it in the store when an inactivity timeout is set (throttled:
+    /// every write of an encrypted store is a file write and an fsync).
+    func noteActivity() async {
+        let now = self.now()
+        self.lastActivity = now
+        guard let timeout = self.configuration.inactivityTimeout else { return }
+        let interval = min(60, Self.seconds(timeout) / 10)
+        if let persisted = self.lastPersistedActivity, now.timeIntervalSince(persisted) < interval { return }
+        self.lastPersistedActivity = now
+        // A store that cannot keep it only makes a relaunch judge from the previous write.
+        try? await self.store.set(now, forKey: self.activityKey)
+    }
+
+    /// The store item that keeps the time of the last activity.
+    var activityKey: String { self.configuration.storageKey + ".lastActivity" }
 
     /// Ends the session if it has been idle longer than the inactivity timeout.
     ///
@@ -154,10 +180,12 @@ public actor TokenManager {
 
     /// The valid bundle behind ``validAccessToken()`` (for `Authorization: <type> <token>`).
     public func validBundle() async throws(TokenAuthError) -> TokenBundle {
+        // Loaded first, so that a relaunched app judges the activity kept in the store.
+        _ = try await self.loadIfNeeded()
         if await self.checkInactivity() {
             throw TokenAuthError(.signedOut, "the session ended after a period of inactivity")
         }
-        self.lastActivity = self.now()
+        await self.noteActivity()
         guard let bundle = try await self.loadIfNeeded() else {
             throw TokenAuthError(.signedOut, "there is no session")
         }

@@ -173,6 +173,29 @@ struct TokenManagerTests {
         #expect(try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [.signedIn, .signedOut(.noRefreshToken)])
     }
 
+    @Test func inactivitySurvivesARelaunch() async throws {
+        func launch() -> TokenManager { self.manager(ScriptedRefresher([])) { $0.inactivityTimeout = .seconds(900) } }
+        let first = launch()
+        try await first.signIn(bundle(expiresIn: 7200, clock: self.clock))
+        self.clock.advance(120)
+        #expect(try await first.validAccessToken() == "access-1")
+        // The app quits; it is launched again 899 s after its last activity: still signed in.
+        self.clock.advance(899)
+        #expect(try await launch().validAccessToken() == "access-1")
+        // It quits again, and comes back 901 s later: the session ended, before any token is handed out.
+        self.clock.advance(901)
+        let third = launch()
+        await #expect(throws: TokenAuthError(.signedOut, "")) { try await third.validAccessToken() }
+        #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
+        #expect(try await self.store.data(forKey: "SecureNetworking.tokens.lastActivity") == nil)
+        // Near miss: without a timeout, nothing is kept and nothing ends.
+        let plain = self.manager(ScriptedRefresher([]))
+        try await plain.signIn(bundle(expiresIn: 7200, clock: self.clock))
+        self.clock.advance(5000)
+        #expect(try await self.manager(ScriptedRefresher([])).validAccessToken() == "access-1")
+        #expect(try await self.store.data(forKey: "SecureNetworking.tokens.lastActivity") == nil)
+    }
+
     @Test func inactivitySignsOutOnTheTestClock() async throws {
         let manager = self.manager(ScriptedRefresher([])) { $0.inactivityTimeout = .seconds(900) }
         let log = EventLog(manager)
