@@ -17,11 +17,14 @@ struct ReadmeQuickStart {
         var password: String
     }
 
-    /// Signs in, then loads the profile over a pinned connection; the tokens live in an encrypted file.
-    func loadProfile(api: URL, policyFile: String, companyRoot: Certificate, email: String, password: String, tokenFolder: URL) async throws -> Profile {
+    /// Signs in, then loads the profile over a pinned connection; the tokens live in an encrypted file
+    /// whose key is kept apart from them.
+    func loadProfile(api: URL, policyFile: String, companyRoot: Certificate, email: String, password: String, tokenFolder: URL, storeKey: URL) async throws -> Profile {
         var policy = try TransportSecurityPolicy(contentsOfFile: policyFile)  // ATS-style keys and pinnedDomains
         policy.trustAnchors = .system(adding: [companyRoot])
-        let store = EncryptedFileStore(directory: tokenFolder, keySource: .keyFile(at: tokenFolder.appendingPathComponent("store.key")))
+        // The key never sits beside the data it protects: another volume or a secrets mount (or a
+    // .passphrase the user types); on Apple platforms, a KeychainStore instead of a file store.
+    let store = EncryptedFileStore(directory: tokenFolder, keySource: .keyFile(at: storeKey))
         let configuration = SecureAPIClient.Configuration(
             baseURL: api,
             policy: policy,
@@ -78,8 +81,13 @@ struct ReadmeQuickStartTests {
             let quickStart = ReadmeQuickStart()
             let profile = try await quickStart.loadProfile(
                 api: server.baseURL, policyFile: policyFile.path, companyRoot: pki.root.certificate,
-                email: "ada@example.com", password: "pa55 w0rd", tokenFolder: folder.appendingPathComponent("tokens")
+                email: "ada@example.com", password: "pa55 w0rd", tokenFolder: folder.appendingPathComponent("tokens"),
+                storeKey: folder.appendingPathComponent("store.key")
             )
+            // The key is where it was asked to be, and not in the token folder.
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("store.key").path))
+            let tokenFiles = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("tokens").path)
+            #expect(!tokenFiles.contains { $0.contains("key") }, "\(tokenFiles)")
             #expect(profile.email == "ada@example.com")
             #expect(profile.displayName == "Ada")
             #expect(server.statistics.loginCalls == 1)
@@ -88,7 +96,8 @@ struct ReadmeQuickStartTests {
             do {
                 _ = try await quickStart.loadProfile(
                     api: server.baseURL, policyFile: policyFile.path, companyRoot: pki.root.certificate,
-                    email: "ada@example.com", password: "wrong", tokenFolder: folder.appendingPathComponent("tokens2")
+                    email: "ada@example.com", password: "wrong", tokenFolder: folder.appendingPathComponent("tokens2"),
+                    storeKey: folder.appendingPathComponent("store2.key")
                 )
                 Issue.record("signed in with a wrong password")
             } catch let error as APIError {
