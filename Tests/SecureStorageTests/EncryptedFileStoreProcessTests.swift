@@ -47,6 +47,7 @@ struct EncryptedFileStoreProcessTests {
             if directory.storeDirectoryContents.contains(where: { $0.hasSuffix(".tmp") }) { killsMidWrite += 1 }
             // What a restarted process sees: every item complete, never older than before.
             let reader = directory.store()
+            var generations: [UInt64] = []
             for index in 0..<count {
                 let data = try #require(try await reader.data(forKey: "item-\(index)"), "round \(round): item-\(index) lost")
                 let value = try #require(StressValue.decode(data), "round \(round): item-\(index) is torn")
@@ -54,10 +55,13 @@ struct EncryptedFileStoreProcessTests {
                 #expect(value.generation >= lastSeen[index], "round \(round): item-\(index) went back")
                 #expect(value.generation == 0 || value.generation >= 1_000_000)
                 lastSeen[index] = value.generation
+                generations.append(value.generation)
             }
+            // The kill came after a write had completed (the file changed): that write survived it.
+            // (How many more writes a round gets depends on the machine's load, so only this one
+            // is asserted.)
+            #expect(generations.contains { $0 >= first }, "round \(round): the write completed before the kill is lost")
         }
-        // Progress was made in the later rounds (the kills did not all land before a write).
-        #expect(lastSeen.allSatisfy { $0 >= 1_000_000 })
         // How many kills caught a write between creating its temporary file and renaming it.
         print("SecureStorage crash test: \(rounds) kills, \(killsMidWrite) left a temporary file behind")
         #expect(directory.storeDirectoryContents.filter { !$0.hasSuffix(".tmp") } == ["store.lock", "store.sealed"])
