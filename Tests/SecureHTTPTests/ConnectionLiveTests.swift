@@ -3,7 +3,7 @@ import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import SecureHTTP
+@testable import SecureHTTP
 import SecureNetworkingTesting
 import ServerTrust
 import Testing
@@ -77,8 +77,10 @@ struct ConnectionLiveTests {
                 let first = Task { try await transport.send(get(url(server, "/first"))) }
                 try await waitUntil { server.statistics.requests.count == 1 }
                 let waiting = Task { try await transport.send(get(url(server, "/waiting"))) }
-                try await Task.sleep(for: .milliseconds(20))
+                // Cancelled only once it is really waiting in the pool's queue.
+                try await waitUntil { transport.pool.waitingRequests == 1 }
                 waiting.cancel()
+                try await waitUntil { transport.pool.waitingRequests == 0 }
                 #expect(((await waiting.result).error as? SecureHTTPError)?.code == .cancelled)
                 #expect(try await first.value.response.status == .ok)
                 #expect(server.statistics.requests.map(\.uri) == ["/first"])

@@ -125,6 +125,10 @@ final class ConnectionPool: Sendable {
         self.state = NIOLockedValueBox(State(machine: Machine(maximumPerKey: configuration.maximumConnectionsPerHost)))
     }
 
+    /// Requests registered as waiting for a connection (for tests that must know a request has
+    /// queued before they act on it).
+    var waitingRequests: Int { self.state.withLockedValue { $0.waiters.count } }
+
     /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
     /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
     func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: HTTP1Connection, isFresh: Bool) {

@@ -33,7 +33,7 @@ public final class NIOHTTPTransport: HTTPTransport {
     /// The configuration in force.
     public let configuration: HTTPTransportConfiguration
     private let driver: RequestDriver
-    private let pool: ConnectionPool
+    let pool: ConnectionPool
     private let counters = TransportCounters()
 
     /// Creates a transport.

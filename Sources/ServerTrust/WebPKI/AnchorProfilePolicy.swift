@@ -49,14 +49,7 @@ public struct AnchorProfilePolicy: ChainRule, Sendable {
         if anchor.extensions[oid: .X509ExtensionID.basicConstraints]?.critical == false {
             return "has non-critical basic constraints (BR §7.1.2.1.2)"
         }
-        let aki: AuthorityKeyIdentifier?
-        let ski: SubjectKeyIdentifier?
-        do {
-            aki = try anchor.extensions.authorityKeyIdentifier
-            ski = try anchor.extensions.subjectKeyIdentifier
-        } catch {
-            return "has a malformed key identifier extension"
-        }
+        guard let (aki, ski) = try? anchor.keyIdentifiers else { return "has a malformed key identifier extension" }
         guard let ski else { return "has no subjectKeyIdentifier (BR §7.1.2.1.2)" }
         guard let aki else {
             if anchor.isSelfIssued { return nil }

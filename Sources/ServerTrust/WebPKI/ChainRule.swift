@@ -41,6 +41,12 @@ extension Certificate {
         return false
     }
 
+    /// The authorityKeyIdentifier and subjectKeyIdentifier, each nil when absent; throws when
+    /// either is malformed.
+    var keyIdentifiers: (authority: AuthorityKeyIdentifier?, subject: SubjectKeyIdentifier?) {
+        get throws { (try self.extensions.authorityKeyIdentifier, try self.extensions.subjectKeyIdentifier) }
+    }
+
     /// The subject, for messages.
     var subjectText: String { String(describing: self.subject) }
 }

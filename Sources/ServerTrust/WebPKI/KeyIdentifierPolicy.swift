@@ -34,14 +34,7 @@ public struct KeyIdentifierPolicy: ChainRule, Sendable {
     }
 
     static func problem(_ certificate: Certificate) -> String? {
-        let aki: AuthorityKeyIdentifier?
-        let ski: SubjectKeyIdentifier?
-        do {
-            aki = try certificate.extensions.authorityKeyIdentifier
-            ski = try certificate.extensions.subjectKeyIdentifier
-        } catch {
-            return "has a malformed key identifier extension"
-        }
+        guard let (aki, ski) = try? certificate.keyIdentifiers else { return "has a malformed key identifier extension" }
         if let ext = certificate.extensions[oid: .X509ExtensionID.authorityKeyIdentifier], ext.critical {
             return "has a critical authorityKeyIdentifier (RFC 5280 §4.2.1.1)"
         }
