@@ -12,11 +12,17 @@ public protocol HTTPTransport: Sendable {
     /// - Parameters:
     ///   - request: the request; its scheme, authority and path form the URL.
     ///   - body: the request body, if any.
+    ///   - options: the request's lane, redirect rules and late-bound credential.
     /// - Throws: ``SecureHTTPError``; cancelling the task throws ``SecureHTTPError/Code/cancelled``.
-    func send(_ request: HTTPRequest, body: Data?) async throws(SecureHTTPError) -> HTTPTransportResponse
+    func send(_ request: HTTPRequest, body: Data?, options: HTTPRequestOptions) async throws(SecureHTTPError) -> HTTPTransportResponse
 }
 
 extension HTTPTransport {
+    /// Sends a request with the transport's default options.
+    public func send(_ request: HTTPRequest, body: Data?) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        try await self.send(request, body: body, options: HTTPRequestOptions())
+    }
+
     /// Sends a request without a body.
     public func send(_ request: HTTPRequest) async throws(SecureHTTPError) -> HTTPTransportResponse {
         try await self.send(request, body: nil)
@@ -36,6 +42,11 @@ public struct HTTPTransportResponse: Sendable {
     }
     /// How many redirects were followed.
     public var redirectCount: Int
+    /// Whether a redirect led to another origin. From then on the fields of
+    /// ``HTTPTransportConfiguration/crossOriginStrippedFields`` and the request's
+    /// ``HTTPRequestOptions/credential`` were not sent, so this response (a 401, say) does not
+    /// judge the credentials of the original request.
+    public var redirectedAcrossOrigins: Bool
 
     // The URL is built from the final request only when asked for: parsing it on every
     // response would cost more than the rest of a keep-alive exchange's bookkeeping.
@@ -43,18 +54,20 @@ public struct HTTPTransportResponse: Sendable {
     private var finalRequest: HTTPRequest?
 
     /// Creates a response.
-    public init(response: HTTPResponse, body: Data, url: URL, redirectCount: Int = 0) {
+    public init(response: HTTPResponse, body: Data, url: URL, redirectCount: Int = 0, redirectedAcrossOrigins: Bool = false) {
         self.response = response
         self.body = body
         self.storedURL = url
         self.redirectCount = redirectCount
+        self.redirectedAcrossOrigins = redirectedAcrossOrigins
     }
 
     /// A response whose URL is that of `request` (scheme, authority and path).
-    init(response: HTTPResponse, body: Data, request: HTTPRequest, redirectCount: Int) {
+    init(response: HTTPResponse, body: Data, request: HTTPRequest, redirectCount: Int, redirectedAcrossOrigins: Bool) {
         self.response = response
         self.body = body
         self.finalRequest = request
         self.redirectCount = redirectCount
+        self.redirectedAcrossOrigins = redirectedAcrossOrigins
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import HTTPTypes
 public import Logging
 public import ServerTrust
 
@@ -10,6 +11,11 @@ public struct HTTPTransportConfiguration: Sendable {
     public var serverTrust: ServerTrust.Configuration
     /// How redirects are handled. Default: followed, at most 5.
     public var redirects: RedirectPolicy
+    /// The fields removed from a request when a redirect leaves its origin (scheme, host and
+    /// port). Default `Authorization`, `Cookie` and `Proxy-Authorization`; add an app's own
+    /// credential fields (`X-Api-Key`). Removed fields are not restored if a later redirect
+    /// comes back to the first origin.
+    public var crossOriginStrippedFields: [HTTPField.Name] = HTTPTransportConfiguration.defaultCrossOriginStrippedFields
     /// The largest response body accepted, in bytes; larger responses fail with
     /// ``SecureHTTPError/Code/responseTooLarge`` while being read. Default 10 MiB.
     public var maximumResponseBodySize: Int
@@ -27,6 +33,9 @@ public struct HTTPTransportConfiguration: Sendable {
     /// The clock for certificate validity, pin-set expiry and the decision cache. Default: the
     /// system time.
     public var now: @Sendable () -> Date = { Date() }
+
+    /// `Authorization`, `Cookie` and `Proxy-Authorization`.
+    public static let defaultCrossOriginStrippedFields: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization]
 
     /// The timeouts of a transport.
     public struct Timeouts: Hashable, Sendable {

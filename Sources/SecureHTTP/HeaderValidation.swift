@@ -61,9 +61,6 @@ enum SensitiveFields {
         return target[..<query] + "?…"
     }
 
-    /// Fields removed from a request whose redirect leaves the origin.
-    static let crossOrigin: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization]
-
     /// `name: value` lines with credential values replaced by `<redacted>`.
     static func redacted(_ fields: HTTPFields) -> String {
         fields.map { field in

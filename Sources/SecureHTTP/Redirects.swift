@@ -97,15 +97,29 @@ enum RequestTarget {
 /// which credentials are dropped, and what is refused.
 struct RedirectRules: Sendable {
     let policy: RedirectPolicy
+    /// The fields removed when a redirect leaves the origin.
+    let strippedFields: [HTTPField.Name]
+    /// Whether a cross-origin 307/308 keeps the body.
+    let forwardsBodyAcrossOrigins: Bool
     private(set) var followed = 0
+    /// Whether a redirect has left the origin of the hop before it; sticky, because the fields
+    /// removed then are not restored.
+    private(set) var crossedOrigin = false
     /// The hops visited so far, as method and URL. The first hop's key is only written when a
     /// redirect actually happens, so a plain request builds no string for it.
     private var visited: Set<String> = []
     private var first: RedirectHop?
 
-    init(policy: RedirectPolicy, first: RedirectHop) {
+    init(
+        policy: RedirectPolicy,
+        first: RedirectHop,
+        strippedFields: [HTTPField.Name] = HTTPTransportConfiguration.defaultCrossOriginStrippedFields,
+        forwardsBodyAcrossOrigins: Bool = false
+    ) {
         self.policy = policy
         self.first = first
+        self.strippedFields = strippedFields
+        self.forwardsBodyAcrossOrigins = forwardsBodyAcrossOrigins
     }
 
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -151,8 +165,17 @@ struct RedirectRules: Sendable {
             request.headerFields[.transferEncoding] = nil
         }
         if targetOrigin != sourceOrigin {
-            for name in SensitiveFields.crossOrigin {
+            self.crossedOrigin = true
+            for name in self.strippedFields {
                 request.headerFields[name] = nil
+            }
+            // A 307/308 keeps the method and body (RFC 9110 §15.4.8, §15.4.9); a body bound for
+            // one origin (a password, a refresh token) does not go to another unless asked.
+            if body != nil, !self.forwardsBodyAcrossOrigins {
+                body = nil
+                request.headerFields[.contentType] = nil
+                request.headerFields[.contentLength] = nil
+                request.headerFields[.transferEncoding] = nil
             }
         }
         request.url = target

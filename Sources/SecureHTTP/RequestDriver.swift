@@ -12,9 +12,27 @@ struct PreparedHop: Sendable {
     var body: Data?
     var origin: Origin
     var requirements: ConnectionRequirements
+    /// The credential to bind when the hop has its connection; nil once a redirect left the
+    /// original origin.
+    var credential: HTTPRequestOptions.Credential?
+    /// The connection lane.
+    var lane: HTTPRequestOptions.Lane = .standard
 
     /// The hop's URL, built on demand (the NIO transport never needs it).
     var url: URL { RedirectHop(request: self.request, body: nil).url }
+
+    /// The request with its credential bound now, checked for CR, LF and NUL.
+    ///
+    /// - Throws: ``SecureHTTPError/Code/invalidHeaderValue``.
+    func boundRequest() throws(SecureHTTPError) -> HTTPRequest {
+        guard let credential = self.credential, let value = credential.value() else { return self.request }
+        guard HTTPField.isValidValue(value) else {
+            throw SecureHTTPError(.invalidHeaderValue, "the value of \(credential.name) contains a character HTTP forbids")
+        }
+        var request = self.request
+        request.headerFields[credential.name] = value
+        return request
+    }
 }
 
 /// The policy's answer per scheme and authority. ``TransportSecurityPolicy/requirements(for:)``
@@ -62,6 +80,7 @@ struct RequestDriver: Sendable {
     func send(
         _ request: HTTPRequest,
         body: Data?,
+        options: HTTPRequestOptions,
         exchange: @escaping @Sendable (PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         if Task.isCancelled {
@@ -72,7 +91,7 @@ struct RequestDriver: Sendable {
         do {
             return try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
                 group.addTask {
-                    try await self.followRedirects(request, body: body, exchange: exchange)
+                    try await self.followRedirects(request, body: body, options: options, exchange: exchange)
                 }
                 group.addTask {
                     try? await Task.sleep(until: deadline, clock: .continuous)
@@ -107,6 +126,7 @@ struct RequestDriver: Sendable {
     func send(
         _ request: HTTPRequest,
         body: Data?,
+        options: HTTPRequestOptions,
         exchangeWithinDeadline exchange: @escaping @Sendable (PreparedHop, ContinuousClock.Instant) async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         if Task.isCancelled {
@@ -115,7 +135,7 @@ struct RequestDriver: Sendable {
         let timeout = self.configuration.timeouts.request
         let deadline = ContinuousClock.now.advanced(by: timeout)
         do {
-            return try await self.followRedirects(request, body: body) { hop throws(SecureHTTPError) in
+            return try await self.followRedirects(request, body: body, options: options) { hop throws(SecureHTTPError) in
                 if ContinuousClock.now >= deadline {
                     throw SecureHTTPError(.deadlineExceeded, "the request did not complete within \(timeout)")
                 }
@@ -134,15 +154,23 @@ struct RequestDriver: Sendable {
     private func followRedirects(
         _ request: HTTPRequest,
         body: Data?,
+        options: HTTPRequestOptions,
         exchange: @Sendable (PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         guard RequestTarget.isValid(request) else {
             throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
         }
         var hop = RedirectHop(request: request, body: body)
-        var rules = RedirectRules(policy: self.configuration.redirects, first: hop)
+        var rules = RedirectRules(
+            policy: options.redirects ?? self.configuration.redirects,
+            first: hop,
+            strippedFields: self.configuration.crossOriginStrippedFields,
+            forwardsBodyAcrossOrigins: options.forwardsBodyAcrossOrigins
+        )
         while true {
-            let prepared = try self.prepare(hop)
+            var prepared = try self.prepare(hop)
+            prepared.lane = options.lane
+            prepared.credential = rules.crossedOrigin ? nil : options.credential
             self.logger.debug(
                 "→ \(prepared.request.method.rawValue) \(Origin.logDescription(prepared.url))\(SensitiveFields.loggablePath(prepared.request.path)) [\(SensitiveFields.redacted(prepared.request.headerFields))]"
             )
@@ -155,7 +183,8 @@ struct RequestDriver: Sendable {
                     response: response,
                     body: responseBody,
                     request: hop.request,
-                    redirectCount: rules.followed
+                    redirectCount: rules.followed,
+                    redirectedAcrossOrigins: rules.crossedOrigin
                 )
             }
             self.logger.debug("following \(response.status.code) redirect to \(Origin.logDescription(next.url))")

@@ -115,7 +115,7 @@ public struct OAuthTokenEndpoint: TokenRefresher {
 
         let response: HTTPTransportResponse
         do {
-            response = try await self.transport.send(request, body: body)
+            response = try await self.transport.send(request, body: body, options: .tokenEndpoint)
         } catch {
             throw TokenAuthError(.transportFailure, "the token endpoint could not be reached", transportError: error)
         }
@@ -135,6 +135,11 @@ public struct OAuthTokenEndpoint: TokenRefresher {
                 throw TokenAuthError(.invalidResponse, "unsupported token type '\(token.tokenType.prefix(20))'")
             }
             return token
+        }
+        if (300...399).contains(status) {
+            // RFC 6749 §3.2 gives the endpoint a fixed URL; following a redirect would re-send
+            // the grant (a refresh token, a password, a client secret) to wherever it points.
+            throw TokenAuthError(.invalidResponse, "the token endpoint answered \(status); redirects are never followed for the token endpoint")
         }
         if status == 429 || status >= 500 {
             throw TokenAuthError(.serverError, "the token endpoint answered \(status)")

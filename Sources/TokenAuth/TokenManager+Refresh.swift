@@ -58,7 +58,10 @@ extension TokenManager {
     func save(_ bundle: TokenBundle) async throws(TokenAuthError) {
         do {
             try await self.store.set(bundle, forKey: self.configuration.storageKey)
-            if self.bundle == bundle { self.unsaved = false }
+            if self.bundle == bundle {
+                self.unsaved = false
+                self.publish(bundle)
+            }
         } catch {
             throw .storage(error, "the refreshed tokens could not be stored")
         }
@@ -74,6 +77,7 @@ extension TokenManager {
             if !self.loaded {
                 self.bundle = stored
                 self.loaded = true
+                self.publish(stored)
                 if stored != nil, self.lastActivity == nil {
                     self.lastActivity = persisted ?? self.now()
                     self.lastPersistedActivity = persisted
@@ -93,6 +97,7 @@ extension TokenManager {
         self.bundle = nil
         self.loaded = true
         self.unsaved = false
+        self.publish(nil)
         self.refreshTimes = []
         self.lastActivity = nil
         self.lastPersistedActivity = nil

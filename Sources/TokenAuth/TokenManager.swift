@@ -65,6 +65,9 @@ public actor TokenManager {
     let eventSink: AsyncStream<TokenEvent>.Continuation
 
     var bundle: TokenBundle?
+    /// The bundle last handed out (saved, current), readable without a hop onto the actor; see
+    /// ``accessTokenForSending()``.
+    nonisolated let published = Locked(PublishedToken())
     var loaded = false
     /// A refreshed bundle the store could not save yet; it is saved before it is handed out.
     var unsaved = false
@@ -111,6 +114,7 @@ public actor TokenManager {
         self.bundle = bundle
         self.loaded = true
         self.unsaved = false
+        self.publish(bundle)
         self.refreshTimes = []
         self.lastActivity = nil
         self.lastPersistedActivity = nil
@@ -199,6 +203,37 @@ public actor TokenManager {
         return try await self.refresh(from: bundle)
     }
 
+    /// The access token to put on a request that is about to be written, without waiting: the
+    /// token most recently handed out, or nil when there is no session.
+    ///
+    /// A transport calls it (through ``HTTPRequestOptions/credential``) when a request has its
+    /// connection, so a request that waited in a queue while the token was refreshed carries the
+    /// new one. When the token is due for refresh, the first call starts the refresh in the
+    /// background (on the token endpoint's own lane) and still returns the current token, which
+    /// the refresh leeway keeps valid meanwhile; it never waits, so it can run where waiting for
+    /// a connection would deadlock.
+    public nonisolated func accessTokenForSending() -> String? {
+        let now = self.now()
+        let (token, startRefresh) = self.published.withLock { published -> (String?, Bool) in
+            guard let bundle = published.bundle else { return (nil, false) }
+            if !published.refreshStarted, let due = published.refreshDue, now >= due {
+                published.refreshStarted = true
+                return (bundle.accessToken, true)
+            }
+            return (bundle.accessToken, false)
+        }
+        if startRefresh {
+            Task { _ = try? await self.validBundle() }
+        }
+        return token
+    }
+
+    /// Publishes the bundle handed out from now on (nil: no session).
+    func publish(_ bundle: TokenBundle?) {
+        let due = bundle.map { $0.expiresAt.addingTimeInterval(-self.refreshLeeway(for: $0)) }
+        self.published.withLock { $0 = PublishedToken(bundle: bundle, refreshDue: due) }
+    }
+
     /// Decides what to do after a request got 401: refresh only if it carried the current token.
     ///
     /// - Parameter sentToken: the access token the refused request carried.
@@ -219,16 +254,30 @@ public actor TokenManager {
 
     /// Whether `bundle` should be refreshed now.
     func needsRefresh(_ bundle: TokenBundle) -> Bool {
+        self.now() >= bundle.expiresAt.addingTimeInterval(-self.refreshLeeway(for: bundle))
+    }
+
+    /// How long before its expiry `bundle` is refreshed.
+    nonisolated func refreshLeeway(for bundle: TokenBundle) -> TimeInterval {
         var leeway = Self.seconds(self.configuration.refreshLeeway)
         if let issued = bundle.issuedAt {
             let lifetime = bundle.expiresAt.timeIntervalSince(issued)
             if lifetime > 0 { leeway = min(leeway, lifetime * self.configuration.shortLivedFraction) }
         }
-        return self.now() >= bundle.expiresAt.addingTimeInterval(-leeway)
+        return leeway
     }
 
-    static func seconds(_ duration: Duration) -> TimeInterval {
+    nonisolated static func seconds(_ duration: Duration) -> TimeInterval {
         let (seconds, attoseconds) = duration.components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
+}
+
+/// The bundle a ``TokenManager`` hands out, kept where a transport can read it without awaiting.
+struct PublishedToken: Sendable {
+    var bundle: TokenBundle?
+    /// When the bundle becomes due for refresh.
+    var refreshDue: Date?
+    /// Whether ``TokenManager/accessTokenForSending()`` has started the refresh of this bundle.
+    var refreshStarted = false
 }

@@ -92,6 +92,128 @@ struct RequestRulesLiveTests {
         }
     }
 
+    @Test func crossOriginTemporaryRedirectDropsTheBodyUnlessTheRequestOptsIn() async throws {
+        let chain = try Live.pki.validChain()
+        try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .text("landed") }) { other in
+            let target = url(other, "/landing").absoluteString
+            try await withLoopbackHTTPServer(Live.tls(chain), handler: { request in
+                request.uri == "/same" ? .redirect(308, to: "/moved") : .redirect(307, to: target)
+            }) { server in
+                try await withTransport { transport in
+                    var request = HTTPRequest(url: url(server, "/same"))
+                    request.method = .post
+                    request.headerFields[.contentType] = "application/x-www-form-urlencoded"
+                    let secret = Array("grant_type=password&password=hunter2".utf8)
+
+                    let response = try await transport.send(request, body: Data(secret))
+                    #expect(String(decoding: response.body, as: UTF8.self) == "landed")
+                    #expect(response.redirectedAcrossOrigins)
+                    // Same origin (308): method and body kept. Other origin (307): method kept,
+                    // body and its content type dropped.
+                    #expect(server.statistics.requests.map(\.uri) == ["/same", "/moved"])
+                    #expect(server.statistics.requests.map(\.body) == [secret, secret])
+                    let landed = try #require(other.statistics.requests.first)
+                    #expect(landed.method == "POST")
+                    #expect(landed.body.isEmpty)
+                    #expect(landed.header("Content-Type") == nil)
+
+                    let optedIn = try await transport.send(
+                        request,
+                        body: Data(secret),
+                        options: HTTPRequestOptions(forwardsBodyAcrossOrigins: true)
+                    )
+                    #expect(optedIn.redirectedAcrossOrigins)
+                    let forwarded = try #require(other.statistics.requests.last)
+                    #expect(other.statistics.requests.count == 2)
+                    #expect(forwarded.body == secret)
+                    #expect(forwarded.header("Content-Type") == "application/x-www-form-urlencoded")
+                }
+            }
+        }
+    }
+
+    @Test func theFieldsStrippedAcrossOriginsAreConfigurable() async throws {
+        let chain = try Live.pki.validChain()
+        let apiKey = HTTPField.Name("X-Api-Key")!
+        try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .text("landed") }) { other in
+            let target = url(other, "/landing").absoluteString
+            try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .redirect(307, to: target) }) { server in
+                var fields = HTTPFields()
+                fields[apiKey] = "key-123"
+                fields[.authorization] = "Bearer access-token"
+                // The default strips the three credential fields only.
+                try await withTransport { transport in
+                    _ = try await transport.send(get(url(server, "/start"), headers: fields))
+                }
+                let first = try #require(other.statistics.requests.last)
+                #expect(first.header("X-Api-Key") == "key-123")
+                #expect(first.header("Authorization") == nil)
+                // An app adds its own.
+                try await withTransport(Live.configuration { $0.crossOriginStrippedFields += [apiKey] }) { transport in
+                    _ = try await transport.send(get(url(server, "/start"), headers: fields))
+                }
+                let second = try #require(other.statistics.requests.last)
+                #expect(other.statistics.requests.count == 2)
+                #expect(second.header("X-Api-Key") == nil)
+                #expect(second.header("Authorization") == nil)
+            }
+        }
+    }
+
+    @Test func aLateBoundCredentialGoesOnlyToTheOriginalOrigin() async throws {
+        let chain = try Live.pki.validChain()
+        try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .status(401) }) { other in
+            let target = url(other, "/landing").absoluteString
+            try await withLoopbackHTTPServer(Live.tls(chain), handler: { request in
+                switch request.uri {
+                case "/start": .redirect(to: "/same")
+                case "/same": .redirect(307, to: target)
+                default: .text("ok")
+                }
+            }) { server in
+                try await withTransport { transport in
+                    let calls = NIOLockedValueBox(0)
+                    let credential = HTTPRequestOptions.Credential(name: .authorization) {
+                        calls.withLockedValue { $0 += 1; return "Bearer token-\($0)" }
+                    }
+                    let response = try await transport.send(
+                        get(url(server, "/start")),
+                        body: nil,
+                        options: HTTPRequestOptions(credential: credential)
+                    )
+                    #expect(response.response.status.code == 401)
+                    #expect(response.redirectedAcrossOrigins)
+                    // Bound per hop, when the hop is written, on the original origin only.
+                    #expect(server.statistics.requests.map { $0.header("Authorization") } == ["Bearer token-1", "Bearer token-2"])
+                    #expect(other.statistics.requests.first?.header("Authorization") == nil)
+                    #expect(calls.withLockedValue { $0 } == 2)
+
+                    let direct = try await transport.send(get(url(server, "/plain")), body: nil, options: HTTPRequestOptions(credential: credential))
+                    #expect(direct.redirectedAcrossOrigins == false)
+
+                    let injected = HTTPRequestOptions(credential: .init(name: .authorization) { "Bearer a\r\nX-Evil: 1" })
+                    let error = await expectFailure(transport, get(url(server, "/plain")), options: injected)
+                    #expect(error?.code == .invalidHeaderValue)
+                }
+            }
+        }
+    }
+
+    @Test func perRequestRedirectRulesOverrideTheTransport() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: { request in
+            request.uri == "/a" ? .redirect(307, to: "/b") : .text("b")
+        }) { server in
+            try await withTransport { transport in
+                let followed = try await transport.send(get(url(server, "/a")))
+                #expect(followed.redirectCount == 1)
+                let returned = try await transport.send(get(url(server, "/a")), body: nil, options: .tokenEndpoint)
+                #expect(returned.response.status.code == 307)
+                #expect(returned.redirectCount == 0)
+                #expect(server.statistics.requests.map(\.uri) == ["/a", "/b", "/a"])
+            }
+        }
+    }
+
     @Test func redirectLoopIsAnError() async throws {
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
             .redirect(to: request.uri == "/a" ? "/b" : "/a")

@@ -50,7 +50,8 @@ struct RequestTargetTests {
             response: HTTPResponse(status: .ok),
             body: Data(),
             request: self.request("/a/b?c=d"),
-            redirectCount: 0
+            redirectCount: 0,
+            redirectedAcrossOrigins: false
         )
         #expect(response.url.absoluteString == "https://example.com:8443/a/b?c=d")
         var copy = response

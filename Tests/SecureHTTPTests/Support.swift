@@ -59,10 +59,11 @@ func expectFailure(
     _ transport: some HTTPTransport,
     _ request: HTTPRequest,
     body: Data? = nil,
+    options: HTTPRequestOptions = HTTPRequestOptions(),
     sourceLocation: SourceLocation = #_sourceLocation
 ) async -> SecureHTTPError? {
     do {
-        let response = try await transport.send(request, body: body)
+        let response = try await transport.send(request, body: body, options: options)
         Issue.record("expected a failure, got \(response.response.status)", sourceLocation: sourceLocation)
         return nil
     } catch {

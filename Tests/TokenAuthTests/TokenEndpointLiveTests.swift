@@ -182,6 +182,55 @@ struct TokenEndpointLiveTests {
         } }
     }
 
+    @Test func theTokenEndpointNeverFollowsARedirect() async throws {
+        let chain = try Live.pki.validChain()
+        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { _ in .text("collected") }) { collector in
+            let target = collector.baseURL.appendingPathComponent("steal").absoluteString
+            for status in [301, 302, 307, 308] {
+                try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { _ in .redirect(status, to: target) }) { server in
+                    try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                        let endpoint = OAuthTokenEndpoint(
+                            url: server.baseURL.appendingPathComponent("oauth/token"),
+                            transport: transport,
+                            client: .post(id: "app", secret: "client-secret")
+                        )
+                        do throws(TokenAuthError) {
+                            _ = try await endpoint.refresh(using: "refresh-0")
+                            Issue.record("a \(status) was followed or accepted")
+                        } catch {
+                            #expect(error.code == .invalidResponse)
+                            #expect(error.isTerminal == false)
+                        }
+                        #expect(server.statistics.requests.count == 1)
+                    }
+                }
+            }
+            // Neither the refresh token nor the client secret reached the other origin.
+            #expect(collector.statistics.requests.isEmpty)
+        }
+    }
+
+    @Test func aRequestAboutToBeWrittenGetsTheTokenHandedOutLast() async throws {
+        try await withEndpoint { stub, endpoint in
+            let clock = TestClock()
+            let manager = TokenManager(store: InMemoryStore(), refresher: endpoint, now: { clock.now })
+            #expect(manager.accessTokenForSending() == nil)
+            let issued = clock.now
+            try await manager.signIn(TokenBundle(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: issued.addingTimeInterval(100), issuedAt: issued))
+            #expect(manager.accessTokenForSending() == "access-0")
+            #expect(stub.grants.isEmpty)
+            // Inside the refresh leeway (a quarter of a 100 s lifetime): the current token is
+            // still returned at once, and one refresh starts in the background.
+            clock.advance(80)
+            #expect(manager.accessTokenForSending() == "access-0")
+            #expect(manager.accessTokenForSending() == "access-0")
+            try await waitFor { manager.accessTokenForSending() == "access-2" }
+            #expect(stub.grants.count == 1)
+            await manager.signOut()
+            #expect(manager.accessTokenForSending() == nil)
+        }
+    }
+
     @Test func staleUnauthorizedDoesNotRefreshTwice() async throws {
         try await withEndpoint { stub, endpoint in
             let manager = TokenManager(store: InMemoryStore(), refresher: endpoint)

@@ -115,11 +115,15 @@ public final class URLSessionTransport: HTTPTransport {
         self.invalidate()
     }
 
-    /// Sends a request; see ``HTTPTransport/send(_:body:)``.
+    /// Sends a request; see ``HTTPTransport/send(_:body:options:)``.
+    ///
+    /// URLSession keeps its own connections, so the lanes of ``HTTPRequestOptions`` map to task
+    /// priority (`URLSessionTask.highPriority` for ``HTTPRequestOptions/Lane/credentials``) and
+    /// the ``HTTPRequestOptions/credential`` is bound when the task is created for each hop.
     ///
     /// - Throws: ``SecureHTTPError``; ``SecureHTTPError/Code/shutDown`` after ``invalidate()``.
-    public func send(_ request: HTTPRequest, body: Data?) async throws(SecureHTTPError) -> HTTPTransportResponse {
-        try await self.driver.send(request, body: body) { hop throws(SecureHTTPError) in
+    public func send(_ request: HTTPRequest, body: Data?, options: HTTPRequestOptions) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        try await self.driver.send(request, body: body, options: options) { hop throws(SecureHTTPError) in
             try await self.exchange(hop)
         }
     }
@@ -135,7 +139,7 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Sends one hop and reads its response, without following a redirect.
     private func exchange(_ hop: PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
-        guard var urlRequest = URLRequest(httpRequest: hop.request) else {
+        guard var urlRequest = URLRequest(httpRequest: try hop.boundRequest()) else {
             throw SecureHTTPError(.invalidRequest, "the request cannot be expressed as a URLRequest")
         }
         urlRequest.httpBody = hop.body
@@ -153,6 +157,9 @@ public final class URLSessionTransport: HTTPTransport {
         let table = lane.delegate.table
         guard let task = table.makeTask(in: lane.session, for: urlRequest, requirements: hop.requirements) else {
             throw URLSessionTaskTable.shutDown
+        }
+        if hop.lane == .credentials {
+            task.priority = URLSessionTask.highPriority
         }
         let identifier = task.taskIdentifier
         let outcome = await withTaskCancellationHandler {
@@ -363,6 +370,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ serverTrust: SecTrust?,
         task: URLSessionTask
     ) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+        if hop.lane == .credentials {
+            task.priority = URLSessionTask.highPriority
+        }
         let identifier = task.taskIdentifier
         guard let requirements = self.table.requirements(for: identifier), requirements.usesTLS else {
             self.table.record(

@@ -27,15 +27,19 @@ final class ConnectionPool: Sendable {
     struct Key: Hashable, Sendable {
         let origin: Origin
         let requirements: ConnectionRequirements
+        /// The lane: the token endpoint's requests have connections (and a queue) of their own.
+        let lane: HTTPRequestOptions.Lane
         /// Computed once: the pool looks a key up several times per request.
         private let hash: Int
 
-        init(origin: Origin, requirements: ConnectionRequirements) {
+        init(origin: Origin, requirements: ConnectionRequirements, lane: HTTPRequestOptions.Lane = .standard) {
             self.origin = origin
             self.requirements = requirements
+            self.lane = lane
             var hasher = Hasher()
             hasher.combine(origin)
             hasher.combine(requirements)
+            hasher.combine(lane)
             self.hash = hasher.finalize()
         }
 
@@ -44,7 +48,7 @@ final class ConnectionPool: Sendable {
         }
 
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.hash == rhs.hash && lhs.origin == rhs.origin && lhs.requirements == rhs.requirements
+            lhs.hash == rhs.hash && lhs.lane == rhs.lane && lhs.origin == rhs.origin && lhs.requirements == rhs.requirements
         }
     }
 

@@ -61,19 +61,25 @@ public final class NIOHTTPTransport: HTTPTransport {
         )
     }
 
-    /// Sends a request; see ``HTTPTransport/send(_:body:)``.
-    public func send(_ request: HTTPRequest, body: Data?) async throws(SecureHTTPError) -> HTTPTransportResponse {
+    /// Sends a request; see ``HTTPTransport/send(_:body:options:)``.
+    ///
+    /// A request of the ``HTTPRequestOptions/Lane/credentials`` lane uses connections of its own;
+    /// the ``HTTPRequestOptions/credential`` is bound once a connection is leased (after any wait
+    /// in the origin's queue), again if the request is retried on a new connection.
+    public func send(_ request: HTTPRequest, body: Data?, options: HTTPRequestOptions) async throws(SecureHTTPError) -> HTTPTransportResponse {
         let pool = self.pool
         let counters = self.counters
         let limit = self.configuration.maximumResponseBodySize
-        return try await self.driver.send(request, body: body, exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
-            let key = ConnectionPool.Key(origin: hop.origin, requirements: hop.requirements)
+        return try await self.driver.send(request, body: body, options: options, exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
+            let key = ConnectionPool.Key(origin: hop.origin, requirements: hop.requirements, lane: hop.lane)
             var retried = false
             while true {
                 let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
                 counters.increment(\.exchanges)
                 do throws(SecureHTTPError) {
-                    let (response, body, reusable) = try await connection.execute(hop, maximumBodySize: limit, deadline: deadline)
+                    var bound = hop
+                    bound.request = try hop.boundRequest()
+                    let (response, body, reusable) = try await connection.execute(bound, maximumBodySize: limit, deadline: deadline)
                     pool.release(connection, key: key, reusable: reusable)
                     return (response, body)
                 } catch {

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 public import SecureHTTP
+import SecureStorage
 public import TokenAuth
 
 /// The API client an app talks to: typed requests over a policy-checked, pinned transport, with
@@ -108,8 +109,9 @@ public final class SecureAPIClient: Sendable {
             if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
             let head = try await self.adapted(prepared, token: token)
             self.logger.debug("→ \(request.method.rawValue) \(prepared.logPath) (attempt \(attempt))")
+            let binding = token.flatMap { token in self.tokens.map { TokenBinding(tokens: $0, fallback: token) } }
             let failure: APIError
-            switch await self.exchange(head, body: prepared.body) {
+            switch await self.exchange(head, body: prepared.body, binding: binding) {
             case .failure(let error):
                 if error.code == .cancelled { throw error }
                 failure = error
@@ -120,8 +122,11 @@ public final class SecureAPIClient: Sendable {
                     let value = try self.decode(response, for: request)
                     return APIResponse(value: value, status: response.response.status, headerFields: response.response.headerFields, attempts: attempt)
                 }
-                if status == 401, let sent = token, let tokens = self.tokens, !refreshedAfter401 {
+                // A 401 judges the token only if it reached the origin that answered: after a
+                // redirect to another origin the token was not sent.
+                if status == 401, let binding, let tokens = self.tokens, !refreshedAfter401, !response.redirectedAcrossOrigins {
                     refreshedAfter401 = true
+                    let sent = binding.sent ?? binding.fallback
                     do {
                         token = try await tokens.handleUnauthorized(sentToken: sent)
                     } catch {
@@ -239,9 +244,13 @@ public final class SecureAPIClient: Sendable {
         }
     }
 
-    private func exchange(_ head: HTTPRequest, body: Data?) async -> Result<HTTPTransportResponse, APIError> {
+    private func exchange(_ head: HTTPRequest, body: Data?, binding: TokenBinding?) async -> Result<HTTPTransportResponse, APIError> {
+        var options = HTTPRequestOptions()
+        if let binding {
+            options.credential = HTTPRequestOptions.Credential(name: .authorization) { binding.bind() }
+        }
         do {
-            return .success(try await self.transport.send(head, body: body))
+            return .success(try await self.transport.send(head, body: body, options: options))
         } catch {
             return .failure(APIError.transport(error))
         }
@@ -378,5 +387,31 @@ public func withSecureAPIClient<Result: Sendable>(
     } catch {
         await client.shutdown()
         throw error
+    }
+}
+
+/// The access token of one attempt, bound when the request has its connection: the token the
+/// manager hands out at that moment (a request that waited for a connection while the token was
+/// refreshed carries the new one), remembered so that a 401 is judged against the token that was
+/// really sent.
+final class TokenBinding: Sendable {
+    let tokens: TokenManager
+    /// The token the attempt started with, sent if the session ended meanwhile.
+    let fallback: String
+    private let box = Locked<String?>(nil)
+
+    init(tokens: TokenManager, fallback: String) {
+        self.tokens = tokens
+        self.fallback = fallback
+    }
+
+    /// The token sent by the last hop that carried one.
+    var sent: String? { self.box.withLock { $0 } }
+
+    /// The `Authorization` value to send now.
+    func bind() -> String {
+        let token = self.tokens.accessTokenForSending() ?? self.fallback
+        self.box.withLock { $0 = token }
+        return "Bearer \(token)"
     }
 }
