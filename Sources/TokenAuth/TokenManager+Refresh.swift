@@ -12,21 +12,33 @@ extension TokenManager {
             throw TokenAuthError(.signedOut, "the access token expired and there is no refresh token")
         }
         let now = self.now()
-        let windowStart = now.addingTimeInterval(-Self.seconds(self.configuration.refreshWindow))
-        self.refreshTimes.removeAll { $0 < windowStart }
-        if self.refreshTimes.count >= self.configuration.maximumRefreshes {
-            throw TokenAuthError(
-                .refreshLoop,
-                "\(self.refreshTimes.count) refreshes within \(self.configuration.refreshWindow); not refreshing again"
-            )
+        if self.countsTowardsTheLoopGuard(stale) {
+            let windowStart = now.addingTimeInterval(-Self.seconds(self.configuration.refreshWindow))
+            self.refreshTimes.removeAll { $0 < windowStart }
+            if self.refreshTimes.count >= self.configuration.maximumRefreshes {
+                throw TokenAuthError(
+                    .refreshLoop,
+                    "\(self.refreshTimes.count) refreshes within \(self.configuration.refreshWindow); not refreshing again"
+                )
+            }
+            self.refreshTimes.append(now)
         }
-        self.refreshTimes.append(now)
         let generation = self.generation
         let task = Task { () async throws -> TokenBundle in
             try await self.performRefresh(refreshToken: refreshToken, generation: generation)
         }
         self.refreshTask = task
         return try await Self.value(of: task)
+    }
+
+    /// Whether refreshing `stale` now counts towards the refresh-loop guard. A token that is due
+    /// (inside its refresh leeway, or expired) and lived at least a second is refreshed because
+    /// of its lifetime, which already bounds how often that happens; the guard is for the rest:
+    /// refreshes forced by 401s to a token that should still be valid, and tokens issued already
+    /// expired or nearly so.
+    func countsTowardsTheLoopGuard(_ stale: TokenBundle) -> Bool {
+        guard self.needsRefresh(stale), let issued = stale.issuedAt else { return true }
+        return stale.expiresAt.timeIntervalSince(issued) < 1
     }
 
     /// Runs on the actor: calls the endpoint, saves the new bundle, then publishes it.

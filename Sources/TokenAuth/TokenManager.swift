@@ -208,15 +208,19 @@ public actor TokenManager {
     ///
     /// A transport calls it (through ``HTTPRequestOptions/credential``) when a request has its
     /// connection, so a request that waited in a queue while the token was refreshed carries the
-    /// new one. When the token is due for refresh, the first call starts the refresh in the
-    /// background (on the token endpoint's own lane) and still returns the current token, which
-    /// the refresh leeway keeps valid meanwhile; it never waits, so it can run where waiting for
-    /// a connection would deadlock.
+    /// new one. It never waits, so it can run where waiting for a connection would deadlock.
+    ///
+    /// The refresh ahead of expiry (``Configuration/refreshLeeway``) happens when a request asks
+    /// for its token (``validAccessToken()``), before it queues. A request that has queued is sent
+    /// with the current token while it is valid; once it has expired, the first call starts the
+    /// refresh in the background (on the token endpoint's own lane) and returns the expired token,
+    /// which the server answers with a 401 that the client retries with the new one. So a storm of
+    /// requests made at once costs one refresh per token lifetime, not one per leeway.
     public nonisolated func accessTokenForSending() -> String? {
         let now = self.now()
         let (token, startRefresh) = self.published.withLock { published -> (String?, Bool) in
             guard let bundle = published.bundle else { return (nil, false) }
-            if !published.refreshStarted, let due = published.refreshDue, now >= due {
+            if !published.refreshStarted, now >= bundle.expiresAt {
                 published.refreshStarted = true
                 return (bundle.accessToken, true)
             }
@@ -230,8 +234,7 @@ public actor TokenManager {
 
     /// Publishes the bundle handed out from now on (nil: no session).
     func publish(_ bundle: TokenBundle?) {
-        let due = bundle.map { $0.expiresAt.addingTimeInterval(-self.refreshLeeway(for: $0)) }
-        self.published.withLock { $0 = PublishedToken(bundle: bundle, refreshDue: due) }
+        self.published.withLock { $0 = PublishedToken(bundle: bundle) }
     }
 
     /// Decides what to do after a request got 401: refresh only if it carried the current token.
@@ -252,22 +255,40 @@ public actor TokenManager {
         return try await self.refresh(from: bundle).accessToken
     }
 
-    /// Whether `bundle` should be refreshed now.
-    func needsRefresh(_ bundle: TokenBundle) -> Bool {
-        self.now() >= bundle.expiresAt.addingTimeInterval(-self.refreshLeeway(for: bundle))
+    /// Decides about a further 401, after the one refresh-and-retry of
+    /// ``handleUnauthorized(sentToken:)``: a token that was replaced, or that expired (or came
+    /// within its refresh leeway) on the way, says nothing about the session, so the request may
+    /// try again with the current one; the current token refused while still valid is the
+    /// server's final answer.
+    ///
+    /// - Parameter sentToken: the access token the refused request carried.
+    /// - Returns: the token to retry with, refreshed if `sentToken` is the current one and due;
+    ///   nil when `sentToken` is current and valid.
+    public func replacement(forRefused sentToken: String) async throws(TokenAuthError) -> String? {
+        guard let bundle = try await self.loadIfNeeded() else {
+            throw TokenAuthError(.signedOut, "there is no session")
+        }
+        if let task = self.refreshTask {
+            return try await Self.value(of: task).accessToken
+        }
+        if bundle.accessToken != sentToken {
+            return bundle.accessToken
+        }
+        guard self.needsRefresh(bundle) else { return nil }
+        return try await self.refresh(from: bundle).accessToken
     }
 
-    /// How long before its expiry `bundle` is refreshed.
-    nonisolated func refreshLeeway(for bundle: TokenBundle) -> TimeInterval {
+    /// Whether `bundle` should be refreshed now.    /// Whether `bundle` should be refreshed now.
+    func needsRefresh(_ bundle: TokenBundle) -> Bool {
         var leeway = Self.seconds(self.configuration.refreshLeeway)
         if let issued = bundle.issuedAt {
             let lifetime = bundle.expiresAt.timeIntervalSince(issued)
             if lifetime > 0 { leeway = min(leeway, lifetime * self.configuration.shortLivedFraction) }
         }
-        return leeway
+        return self.now() >= bundle.expiresAt.addingTimeInterval(-leeway)
     }
 
-    nonisolated static func seconds(_ duration: Duration) -> TimeInterval {
+    static func seconds(_ duration: Duration) -> TimeInterval {
         let (seconds, attoseconds) = duration.components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
@@ -276,8 +297,6 @@ public actor TokenManager {
 /// The bundle a ``TokenManager`` hands out, kept where a transport can read it without awaiting.
 struct PublishedToken: Sendable {
     var bundle: TokenBundle?
-    /// When the bundle becomes due for refresh.
-    var refreshDue: Date?
     /// Whether ``TokenManager/accessTokenForSending()`` has started the refresh of this bundle.
     var refreshStarted = false
 }

@@ -219,9 +219,13 @@ struct TokenEndpointLiveTests {
             try await manager.signIn(TokenBundle(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: issued.addingTimeInterval(100), issuedAt: issued))
             #expect(manager.accessTokenForSending() == "access-0")
             #expect(stub.grants.isEmpty)
-            // Inside the refresh leeway (a quarter of a 100 s lifetime): the current token is
-            // still returned at once, and one refresh starts in the background.
+            // Inside the refresh leeway but valid: sent as it is, no refresh.
             clock.advance(80)
+            #expect(manager.accessTokenForSending() == "access-0")
+            #expect(stub.grants.isEmpty)
+            // Expired: returned at once all the same (the server's 401 is retried), and exactly
+            // one refresh starts in the background.
+            clock.advance(20)
             #expect(manager.accessTokenForSending() == "access-0")
             #expect(manager.accessTokenForSending() == "access-0")
             try await waitFor { manager.accessTokenForSending() == "access-2" }

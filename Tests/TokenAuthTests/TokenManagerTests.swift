@@ -126,6 +126,40 @@ struct TokenManagerTests {
         #expect(try await manager.handleUnauthorized(sentToken: "access-4") == "access-5")
     }
 
+    @Test func refreshesOfExpiredTokensDoNotTripTheLoopGuardButInstantlyExpiringOnesDo() async throws {
+        // 2 s tokens refreshed as they expire: ten in a minute is their lifetime, not a loop.
+        let shortLived = (2...12).map { ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 2)) }
+        let manager = self.manager(ScriptedRefresher(shortLived)) { $0.maximumRefreshes = 3 }
+        try await manager.signIn(bundle(expiresIn: 2, clock: self.clock))
+        for number in 2...11 {
+            self.clock.advance(2)
+            #expect(try await manager.validAccessToken() == "access-\(number)")
+        }
+        // A server that issues tokens already expired would make every request refresh: that
+        // is a loop, and the guard stops it.
+        let instant = (2...10).map { ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 0)) }
+        let looping = self.manager(ScriptedRefresher(instant)) { $0.maximumRefreshes = 3 }
+        try await looping.signIn(bundle(expiresIn: 0, clock: self.clock))
+        for _ in 0..<3 { _ = try await looping.validAccessToken() }
+        await #expect(throws: TokenAuthError(.refreshLoop, "")) { try await looping.validAccessToken() }
+    }
+
+    @Test func aFurther401IsRetriedOnlyForATokenReplacedOrExpiredOnTheWay() async throws {
+        let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 100))])
+        let manager = self.manager(refresher)
+        try await manager.signIn(bundle(expiresIn: 100, clock: self.clock))
+        // The current token, valid: the server refused it; no retry.
+        #expect(try await manager.replacement(forRefused: "access-1") == nil)
+        #expect(refresher.calls.count == 0)
+        // The current token, expired on the way: refreshed, and retried with the new one.
+        self.clock.advance(100)
+        #expect(try await manager.replacement(forRefused: "access-1") == "access-2")
+        #expect(refresher.calls.count == 1)
+        // A token that has been replaced since: retried with the current one, no refresh.
+        #expect(try await manager.replacement(forRefused: "access-1") == "access-2")
+        #expect(refresher.calls.count == 1)
+    }
+
     @Test func aTerminalFailureSignsOutOnceAndClearsTheStore() async throws {
         let refresher = ScriptedRefresher(
             [.fail(TokenAuthError(.invalidGrant, "refused", oauthError: "invalid_grant"))],

@@ -16,7 +16,9 @@ public import TokenAuth
 /// 3. interceptors adapt the request; the transport enforces the policy, validates the chain and
 ///    pins in the TLS handshake, follows safe redirects and bounds the body;
 /// 4. a 401 to the current token → one refresh → one retry; a refused refresh token ends the
-///    session (``APIError/Code/signedOut``);
+///    session (``APIError/Code/signedOut``). A 401 from another origin (after a redirect the
+///    token did not follow) refreshes nothing; a further 401 to a token that was replaced or
+///    expired while the request waited is retried with the current one (at most twice);
 /// 5. idempotent requests are retried on 408/429/502/503/504 and connection failures, with
 ///    exponential backoff and jitter, honouring `Retry-After`;
 /// 6. a 2xx is checked for its content type and decoded; anything else becomes an ``APIError``
@@ -105,6 +107,7 @@ public final class SecureAPIClient: Sendable {
         }
         var attempt = 1
         var refreshedAfter401 = false
+        var expiredOnTheWay = 0
         while true {
             if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
             let head = try await self.adapted(prepared, token: token)
@@ -124,17 +127,28 @@ public final class SecureAPIClient: Sendable {
                 }
                 // A 401 judges the token only if it reached the origin that answered: after a
                 // redirect to another origin the token was not sent.
-                if status == 401, let binding, let tokens = self.tokens, !refreshedAfter401, !response.redirectedAcrossOrigins {
-                    refreshedAfter401 = true
+                if status == 401, let binding, let tokens = self.tokens, !response.redirectedAcrossOrigins {
                     let sent = binding.sent ?? binding.fallback
+                    var next: String?
                     do {
-                        token = try await tokens.handleUnauthorized(sentToken: sent)
+                        if !refreshedAfter401 {
+                            refreshedAfter401 = true
+                            next = try await tokens.handleUnauthorized(sentToken: sent)
+                        } else if expiredOnTheWay < Self.maximumRetriesForExpiredTokens {
+                            // Not a second refresh-and-retry: only a token replaced or expired on
+                            // the way (a request that waited long) is retried, with the new one.
+                            expiredOnTheWay += 1
+                            next = try await tokens.replacement(forRefused: sent)
+                        }
                     } catch {
                         self.logger.debug("token refresh after 401 failed: \(error.code)")
                         throw APIError.authentication(error)
                     }
-                    attempt += 1
-                    continue
+                    if let next {
+                        token = next
+                        attempt += 1
+                        continue
+                    }
                 }
                 failure = self.statusError(response)
             }
@@ -151,6 +165,10 @@ public final class SecureAPIClient: Sendable {
             attempt += 1
         }
     }
+
+    /// How often one request is retried after a 401 to a token that had been replaced or had
+    /// expired on its way (beyond the one refresh-and-retry).
+    static let maximumRetriesForExpiredTokens = 2
 
     /// Signs in with a login request that answers with OAuth-style tokens (`access_token`,
     /// `expires_in`, `refresh_token`), stores them in the token manager and returns the bundle.

@@ -41,6 +41,11 @@ extension ReferenceAuthServer {
         /// The port on 127.0.0.1; 0 (the default) picks a free one. The server only ever
         /// listens on loopback.
         public var port: Int = 0
+        /// Whether the server closes the connection after every response (each answer carries
+        /// `Connection: close`), so every request of a client costs a new TCP connection and TLS
+        /// handshake, as with servers and proxies that do not keep connections alive. Default
+        /// false (keep-alive).
+        public var closesEveryConnection = false
 
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///

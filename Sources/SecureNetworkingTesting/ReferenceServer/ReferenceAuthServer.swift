@@ -4,6 +4,7 @@ import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTPTypes
 import NIOSSL
 import SecureCrypto
 
@@ -114,7 +115,10 @@ public final class ReferenceAuthServer: Sendable {
         let portPromise = PortPromise()
         let application = Application(
             responder: responder,
-            server: try .tls(.http1(), tlsConfiguration: tls),
+            server: try .tls(
+                configuration.closesEveryConnection ? .http1(additionalChannelHandlers: [CloseAfterResponseHandler()]) : .http1(),
+                tlsConfiguration: tls
+            ),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: configuration.port)),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port {
@@ -219,6 +223,29 @@ private final class PortPromise: Sendable {
                 }
                 if let result { continuation.resume(with: result) }
             }
+        }
+    }
+}
+
+/// Marks every response `Connection: close` and closes the connection once its last part is
+/// written (RFC 9112 §9.6), for ``ReferenceAuthServer/Configuration/closesEveryConnection``.
+final class CloseAfterResponseHandler: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch self.unwrapOutboundIn(data) {
+        case .head(var head):
+            head.headerFields[.connection] = "close"
+            context.write(self.wrapOutboundOut(.head(head)), promise: promise)
+        case .body:
+            context.write(data, promise: promise)
+        case .end(let trailers):
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.cascade(to: promise)
+            let context = NIOLoopBound(context, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in context.value.close(promise: nil) }
+            context.value.writeAndFlush(self.wrapOutboundOut(.end(trailers)), promise: written)
         }
     }
 }
