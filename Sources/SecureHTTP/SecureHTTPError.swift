@@ -11,7 +11,7 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         fileprivate enum Base: String, Hashable, Sendable {
             case invalidRequest, invalidHeaderValue, policyViolation, serverTrustFailure
             case connectFailed, connectTimeout, tlsHandshakeTimeout, deadlineExceeded
-            case tlsVersionRefused, tlsHandshakeFailure, clientCertificateRequired, tlsFailure
+            case tlsVersionRefused, cipherSuiteRefused, tlsHandshakeFailure, clientCertificateRequired, tlsFailure
             case invalidClientIdentity, connectionClosed, invalidResponse, responseTooLarge
             case insecureRedirect, tooManyRedirects, redirectLoop, invalidRedirect
             case cancelled, shutDown
@@ -42,9 +42,13 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let deadlineExceeded = Code(base: .deadlineExceeded)
         /// The server offered only a TLS version below the policy's minimum.
         public static let tlsVersionRefused = Code(base: .tlsVersionRefused)
-        /// The server ended the handshake with a `handshake_failure` alert: most often no cipher
-        /// suite in common (for example a server without forward-secret suites when the policy
-        /// requires forward secrecy).
+        /// The server shares no TLS 1.2 cipher suite with the policy: BoringSSL said so, or the
+        /// server refused the handshake before presenting a certificate (a server without
+        /// forward-secret suites when the policy requires forward secrecy, or with only CBC suites
+        /// when the domain has no `"cipherSuites": "ats"` exception).
+        public static let cipherSuiteRefused = Code(base: .cipherSuiteRefused)
+        /// The server ended the handshake with a `handshake_failure` alert after presenting its
+        /// certificate (most often a client certificate it did not accept).
         public static let tlsHandshakeFailure = Code(base: .tlsHandshakeFailure)
         /// The server requires a client certificate and none (or none it accepts) was presented.
         public static let clientCertificateRequired = Code(base: .clientCertificateRequired)

@@ -64,8 +64,48 @@ struct TLSProtocolLiveTests {
         try await withLoopbackHTTPServer(try Self.staticRSAServer()) { server in
             try await withTransport { transport in
                 let error = await expectFailure(transport, get(url(server)))
-                #expect(error?.code == .tlsHandshakeFailure, "\(String(describing: error))")
+                #expect(error?.code == .cipherSuiteRefused, "\(String(describing: error))")
                 #expect(server.statistics.handshakesCompleted == 0)
+            }
+        }
+    }
+
+    /// A TLS 1.2 server offering only ECDHE-ECDSA-AES128-SHA: forward secret and on ATS's list,
+    /// but CBC, so outside the AEAD-only default.
+    static func cbcOnlyServer() throws -> LoopbackHTTPServer.TLS {
+        Live.tls(try Live.pki.validChain()) {
+            $0.maximumVersion = .tlsv12
+            $0.cipherSuites = [.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA]
+        }
+    }
+
+    @Test func aCBCOnlyServerIsRefusedByNameUnderTheAEADDefault() async throws {
+        try await withLoopbackHTTPServer(try Self.cbcOnlyServer()) { server in
+            try await withTransport { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .cipherSuiteRefused, "\(String(describing: error))")
+                #expect(error?.message.contains("\"cipherSuites\": \"ats\"") == true)
+                #expect(server.statistics.handshakesCompleted == 0)
+            }
+        }
+    }
+
+    @Test func aCBCOnlyServerIsReachedWithTheATSCipherList() async throws {
+        var policy = Live.policy
+        policy.setException(DomainException(cipherSuites: .ats), for: "localhost")
+        #expect(policy.securityWarnings.contains("localhost: ATS's CBC cipher suites are offered"))
+        try await withLoopbackHTTPServer(try Self.cbcOnlyServer()) { server in
+            try await withTransport(Live.configuration(policy: policy)) { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.handshakesCompleted == 1)
+            }
+        }
+        // The ATS list stays forward secret: a static-RSA server is still refused.
+        try await withLoopbackHTTPServer(try Self.staticRSAServer()) { server in
+            try await withTransport(Live.configuration(policy: policy)) { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .cipherSuiteRefused, "\(String(describing: error))")
             }
         }
     }

@@ -53,6 +53,14 @@ struct PolicyFileTests {
         #expect(requirements.pins == rule.pins)
     }
 
+    @Test func theATSCipherListIsAPerDomainKey() throws {
+        let policy = try self.load(#"{"exceptionDomains": {"legacy.example.com": {"includesSubdomains": true, "cipherSuites": "ats"}, "api.example.com": {"cipherSuites": "aead"}}}"#)
+        #expect(policy.exception(for: "legacy.example.com")?.cipherSuites == .ats)
+        #expect(try policy.requirements(for: URL(string: "https://a.legacy.example.com/")!).cipherSuites == .ats)
+        #expect(try policy.requirements(for: URL(string: "https://api.example.com/")!).cipherSuites == .aeadOnly)
+        #expect(try policy.requirements(for: URL(string: "https://other.example.com/")!).cipherSuites == .aeadOnly)
+    }
+
     @Test func anEmptyObjectIsTheStrictPolicy() throws {
         #expect(try self.load("{}") == .strict)
     }
@@ -67,6 +75,8 @@ struct PolicyFileTests {
         (#"{"minimumTLSVersion": 1.2}"#, "$.minimumTLSVersion", "expected a string, found a number"),
         (#"{"exceptionDomains": []}"#, "$.exceptionDomains", "expected an object, found an array"),
         (#"{"exceptionDomains": {"a.com": {"includeSubdomains": true}}}"#, #"$.exceptionDomains["a.com"].includeSubdomains"#, "unknown key"),
+        (#"{"exceptionDomains": {"a.com": {"cipherSuites": "all"}}}"#, #"$.exceptionDomains["a.com"].cipherSuites"#, "use \"aead\" or \"ats\""),
+        (#"{"exceptionDomains": {"a.com": {"cipherSuites": true}}}"#, #"$.exceptionDomains["a.com"].cipherSuites"#, "expected a string"),
         (#"{"exceptionDomains": {"*.a.com": {}}}"#, #"$.exceptionDomains["*.a.com"]"#, "no wildcard"),
         (#"{"exceptionDomains": {"a..com": {}}}"#, #"$.exceptionDomains["a..com"]"#, "empty label"),
         (#"{"pinnedDomains": {"ba*.a.com": {"pins": []}}}"#, #"$.pinnedDomains["ba*.a.com"]"#, "wildcard may only be the whole first label"),

@@ -15,6 +15,7 @@ final class HandshakeTrust: Sendable {
     private let cache: TrustDecisionCache
     private let reporter: (@Sendable (PinValidationReport) -> Void)?
     private let outcome = NIOLockedValueBox<(failure: ServerTrustError?, report: PinValidationReport?)>((nil, nil))
+    private let presented = NIOLockedValueBox(false)
     private let counters: TransportCounters
     private let now: @Sendable () -> Date
 
@@ -34,6 +35,11 @@ final class HandshakeTrust: Sendable {
         self.reporter = reporter
     }
 
+    /// Whether the server got as far as presenting its certificate chain. A handshake that fails
+    /// before that was refused on the client's first message: its cipher suites, groups or
+    /// signature algorithms.
+    var serverPresentedCertificate: Bool { self.presented.withLockedValue { $0 } }
+
     /// The rejection recorded during the handshake, if any.
     var failure: (error: ServerTrustError, report: PinValidationReport?)? {
         self.outcome.withLockedValue { outcome in outcome.failure.map { ($0, outcome.report) } }
@@ -43,6 +49,7 @@ final class HandshakeTrust: Sendable {
     /// the loop in a task and completes the promise from there (never blocking the loop). The
     /// task prefers ``TrustEvaluationExecutor``, so it never waits for the cooperative pool.
     func verify(_ presented: [NIOSSLCertificate], _ promise: EventLoopPromise<NIOSSLVerificationResultWithMetadata>) {
+        self.presented.withLockedValue { $0 = true }
         let der: [[UInt8]]
         do {
             der = try presented.map { try $0.toDERBytes() }

@@ -45,9 +45,24 @@ enum TLSSetup {
     static let staticRSASuites: [NIOTLSCipher] = [.TLS_RSA_WITH_AES_128_GCM_SHA256, .TLS_RSA_WITH_AES_256_GCM_SHA384]
     static let legacyStaticRSASuites: [NIOTLSCipher] = [.TLS_RSA_WITH_AES_128_CBC_SHA, .TLS_RSA_WITH_AES_256_CBC_SHA]
 
+    /// The CBC suites of ATS's forward-secret list that BoringSSL implements (its two
+    /// AES-256-CBC-SHA384 suites it does not), offered for ``CipherSuitePolicy/ats``.
+    static let atsCBCSuites: [NIOTLSCipher] = [
+        NIOTLSCipher(rawValue: 0xC023),  // TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256
+        .TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA, .TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+        NIOTLSCipher(rawValue: 0xC027),  // TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256
+        .TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
+    ]
+
     static func cipherSuites(for requirements: ConnectionRequirements) -> [NIOTLSCipher] {
         let legacy = requirements.minimumTLSVersion < .v1_2
-        var suites = Self.forwardSecretSuites + (legacy ? Self.legacyForwardSecretSuites : [])
+        var suites = Self.forwardSecretSuites
+        if requirements.cipherSuites == .ats {
+            suites += Self.atsCBCSuites
+        }
+        if legacy {
+            suites += Self.legacyForwardSecretSuites.filter { !suites.contains($0) }
+        }
         if !requirements.requiresForwardSecrecy {
             suites += Self.staticRSASuites + (legacy ? Self.legacyStaticRSASuites : [])
         }
@@ -111,9 +126,25 @@ enum TLSSetup {
                 "\(host) and this client share no TLS version the policy allows"
             )
         }
-        if text.contains("HANDSHAKE_FAILURE") || text.contains("NO_SHARED_CIPHER")
-            || text.contains("NO_CIPHERS_AVAILABLE")
+        // BoringSSL names a cipher mismatch it sees itself; a server's handshake_failure alert
+        // before it presented any certificate refused the ClientHello, whose cipher suites are
+        // what a policy narrows (groups and signature algorithms are BoringSSL's broad defaults).
+        if text.contains("NO_SHARED_CIPHER") || text.contains("NO_CIPHERS_AVAILABLE") || text.contains("WRONG_CIPHER_RETURNED")
+            || (text.contains("HANDSHAKE_FAILURE") && trust?.serverPresentedCertificate == false)
         {
+            let offered = trust.map { trust in
+                trust.requirements.cipherSuites == .ats
+                    ? "ATS's forward-secret list"
+                    : (trust.requirements.requiresForwardSecrecy
+                        ? "ECDHE with AES-GCM or ChaCha20-Poly1305; a domain exception with \"cipherSuites\": \"ats\" adds ATS's CBC suites"
+                        : "AEAD suites with and without forward secrecy")
+            } ?? "the policy's"
+            return SecureHTTPError(
+                .cipherSuiteRefused,
+                "\(host) accepts none of the TLS 1.2 cipher suites the policy offers (\(offered))"
+            )
+        }
+        if text.contains("HANDSHAKE_FAILURE") {
             return SecureHTTPError(
                 .tlsHandshakeFailure,
                 "\(host) refused the handshake (no cipher suite in common, or a client certificate it requires)"

@@ -27,6 +27,7 @@ extension TransportSecurityPolicy {
     ///       "includesSubdomains": true,
     ///       "minimumTLSVersion": "TLSv1.2",
     ///       "requiresForwardSecrecy": false,
+    ///       "cipherSuites": "aead",
     ///       "allowsInsecureHTTPLoads": false,
     ///       "pins": { "pins": ["sha256/…", "sha256/…"] }
     ///     }
@@ -116,7 +117,7 @@ private struct PolicyReader {
         "exceptionDomains", "pinnedDomains",
     ]
     static let exceptionKeys: Set<String> = [
-        "includesSubdomains", "minimumTLSVersion", "requiresForwardSecrecy", "allowsInsecureHTTPLoads", "pins",
+        "includesSubdomains", "minimumTLSVersion", "requiresForwardSecrecy", "allowsInsecureHTTPLoads", "pins", "cipherSuites",
     ]
     static let pinSetKeys: Set<String> = ["pins", "expiration", "reportOnly"]
 
@@ -205,8 +206,17 @@ private struct PolicyReader {
             minimumTLSVersion: try self.tlsVersion(fields, path),
             requiresForwardSecrecy: try self.bool(fields, "requiresForwardSecrecy", path),
             allowsInsecureHTTPLoads: try self.bool(fields, "allowsInsecureHTTPLoads", path) ?? false,
-            pins: try fields["pins"].map { value throws(ServerTrustError) in try self.pinSet(value, path + ".pins") }
+            pins: try fields["pins"].map { value throws(ServerTrustError) in try self.pinSet(value, path + ".pins") },
+            cipherSuites: try self.cipherSuites(fields, path)
         )
+    }
+
+    func cipherSuites(_ fields: [String: JSONValue], _ path: String) throws(ServerTrustError) -> CipherSuitePolicy {
+        guard let name = try self.string(fields, "cipherSuites", path) else { return .aeadOnly }
+        guard let policy = CipherSuitePolicy(name) else {
+            throw self.fail(path + ".cipherSuites", "unknown cipher suite list '\(name.prefix(40))': use \"aead\" or \"ats\"")
+        }
+        return policy
     }
 
     func pinSet(_ value: JSONValue, _ path: String) throws(ServerTrustError) -> PinSet {

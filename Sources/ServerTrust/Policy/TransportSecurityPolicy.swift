@@ -93,7 +93,7 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
 
         let usesTLS = scheme == "https"
         let pinRule = self.pinRule(for: host)
-        return ConnectionRequirements(
+        var requirements = ConnectionRequirements(
             host: host,
             port: url.port ?? (usesTLS ? 443 : 80),
             usesTLS: usesTLS,
@@ -104,6 +104,8 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
             pinScope: pinRule?.scope,
             pins: pinRule?.pins
         )
+        requirements.cipherSuites = exception?.cipherSuites ?? .aeadOnly
+        return requirements
     }
 
     /// The most specific exception covering the host (exact, or a parent with includesSubdomains).
@@ -137,6 +139,7 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
                 warnings.append("\(domain): minimum TLS version is \(version)")
             }
             if exception.requiresForwardSecrecy == false { warnings.append("\(domain): forward secrecy is not required") }
+            if exception.cipherSuites == .ats { warnings.append("\(domain): ATS's CBC cipher suites are offered") }
         }
         return warnings
     }
@@ -179,6 +182,10 @@ public struct DomainException: Hashable, Sendable {
     public var minimumTLSVersion: TLSVersion?
     /// Overrides the policy's forward-secrecy requirement.
     public var requiresForwardSecrecy: Bool?
+    /// The TLS 1.2 cipher suites offered to the domain. Default ``CipherSuitePolicy/aeadOnly``;
+    /// ``CipherSuitePolicy/ats`` adds the CBC suites of ATS's forward-secret list, for servers an
+    /// iOS app reaches today that offer nothing else.
+    public var cipherSuites: CipherSuitePolicy
     /// Allows plain HTTP to the domain.
     /// - Important: traffic to the domain can be read and changed by anyone on the path.
     public var allowsInsecureHTTPLoads: Bool
@@ -192,11 +199,13 @@ public struct DomainException: Hashable, Sendable {
         minimumTLSVersion: TLSVersion? = nil,
         requiresForwardSecrecy: Bool? = nil,
         allowsInsecureHTTPLoads: Bool = false,
-        pins: PinSet? = nil
+        pins: PinSet? = nil,
+        cipherSuites: CipherSuitePolicy = .aeadOnly
     ) {
         self.includesSubdomains = includesSubdomains
         self.minimumTLSVersion = minimumTLSVersion
         self.requiresForwardSecrecy = requiresForwardSecrecy
+        self.cipherSuites = cipherSuites
         self.allowsInsecureHTTPLoads = allowsInsecureHTTPLoads
         self.pins = pins
     }
@@ -216,6 +225,8 @@ public struct ConnectionRequirements: Hashable, Sendable {
     public var minimumTLSVersion: TLSVersion
     /// Whether only forward-secret cipher suites may be offered.
     public var requiresForwardSecrecy: Bool
+    /// Which TLS 1.2 cipher suites are offered.
+    public var cipherSuites: CipherSuitePolicy = .aeadOnly
     /// Key and signature rules for the chain.
     public var certificateRules: CertificateRules
     /// The roots the chain must lead to.
@@ -261,9 +272,53 @@ public struct ConnectionRequirements: Hashable, Sendable {
         hasher.combine(self.usesTLS)
         hasher.combine(self.minimumTLSVersion)
         hasher.combine(self.requiresForwardSecrecy)
+        hasher.combine(self.cipherSuites)
         hasher.combine(self.pinScope)
         hasher.combine(self.trustAnchors.includesSystemRoots)
         hasher.combine(self.trustAnchors.certificates.count)
         hasher.combine(self.pins?.pins.count ?? -1)
+    }
+}
+
+/// Which TLS 1.2 cipher suites a connection offers (TLS 1.3 suites are all AEAD and forward
+/// secret, and always offered).
+public struct CipherSuitePolicy: Hashable, Sendable, CustomStringConvertible {
+    enum Kind: Hashable, Sendable {
+        case aeadOnly
+        case ats
+    }
+
+    let kind: Kind
+
+    /// ECDHE with AES-GCM or ChaCha20-Poly1305 only: forward secret and authenticated encryption.
+    /// The default.
+    public static let aeadOnly = CipherSuitePolicy(kind: .aeadOnly)
+
+    /// ATS's forward-secret list as Apple documents it ("Requirements for Connecting Using
+    /// ATS"): the AEAD suites above plus ECDHE-ECDSA/ECDHE-RSA with AES-CBC and HMAC-SHA1 or
+    /// HMAC-SHA256. `TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA384` and
+    /// `TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA384` are on ATS's list but BoringSSL does not implement
+    /// them, so the NIO transport cannot offer them.
+    public static let ats = CipherSuitePolicy(kind: .ats)
+
+    /// The name used in policy files: `aead` or `ats`.
+    public var description: String {
+        switch self.kind {
+        case .aeadOnly: "aead"
+        case .ats: "ats"
+        }
+    }
+
+    /// The policy named `aead` or `ats`, or nil.
+    public init?(_ name: String) {
+        switch name {
+        case "aead": self = .aeadOnly
+        case "ats": self = .ats
+        default: return nil
+        }
+    }
+
+    init(kind: Kind) {
+        self.kind = kind
     }
 }
