@@ -1,5 +1,6 @@
 internal import Crypto
 internal import _CryptoExtras
+import Dispatch
 
 /// Hashes passwords for storage and verifies them, with PBKDF2-HMAC-SHA256 or scrypt.
 ///
@@ -16,7 +17,10 @@ internal import _CryptoExtras
 ///
 /// Passwords are hashed as their UTF-8 bytes, unnormalised; normalise first (for example to
 /// NFC) if the same password can reach you in different Unicode forms. Each call costs on the
-/// order of a hundred milliseconds by design: keep it off the main actor and event loops.
+/// order of a hundred milliseconds by design: keep it off the main actor and event loops. From
+/// async code, the `async` overloads run the work on threads of their own, so a hash never
+/// holds one of the few threads of Swift's cooperative pool (whose width is the core count)
+/// that every other task of the process needs.
 public struct PasswordHasher: Sendable {
     /// The algorithm and cost for new hashes and the limits for stored ones.
     public let configuration: Configuration
@@ -74,6 +78,37 @@ public struct PasswordHasher: Sendable {
             byteCount: record.hash.count
         )
         return ConstantTime.equals(candidate, record.hash)
+    }
+
+    /// Hashes `password` like ``hash(_:)-swift.method``, on a thread outside Swift's cooperative
+    /// pool; the calling task waits without holding a thread.
+    public func hash(_ password: String) async throws(SecureCryptoError) -> String {
+        try await Self.offPool { () throws(SecureCryptoError) in try self.hash(password) }
+    }
+
+    /// Checks `password` like ``verify(_:against:)-swift.method``, on a thread outside Swift's
+    /// cooperative pool.
+    public func verify(_ password: String, against encoded: String) async throws(SecureCryptoError) -> Bool {
+        try await Self.offPool { () throws(SecureCryptoError) in try self.verify(password, against: encoded) }
+    }
+
+    /// The queue key derivations of async callers run on: concurrent, and not the cooperative
+    /// pool, so blocking work there leaves every other task free to run.
+    private static let workQueue = DispatchQueue(label: "SecureCrypto.PasswordHasher", qos: .userInitiated, attributes: .concurrent)
+
+    private static func offPool<Value: Sendable>(
+        _ work: @escaping @Sendable () throws(SecureCryptoError) -> Value
+    ) async throws(SecureCryptoError) -> Value {
+        let result: Result<Value, SecureCryptoError> = await withCheckedContinuation { continuation in
+            Self.workQueue.async {
+                do throws(SecureCryptoError) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
     }
 
     /// Whether a stored hash should be replaced by a new ``hash(_:)`` after the next successful

@@ -95,7 +95,7 @@ public final class ReferenceAuthServer: Sendable {
         var accounts: [String: ReferenceServerState.Account] = [:]
         for user in configuration.users {
             accounts[user.email] = ReferenceServerState.Account(
-                passwordHash: try hasher.hash(user.password),
+                passwordHash: try await hasher.hash(user.password),
                 displayName: user.displayName,
                 updatedAt: started
             )
@@ -106,7 +106,7 @@ public final class ReferenceAuthServer: Sendable {
             state: state,
             issuer: await ReferenceTokenIssuer(configuration: configuration, state: state),
             hasher: hasher,
-            dummyPasswordHash: try hasher.hash(ReferenceTokenIssuer.randomToken()),
+            dummyPasswordHash: try await hasher.hash(ReferenceTokenIssuer.randomToken()),
             acceptsClientCertificates: !configuration.clientCertificateIssuers.isEmpty,
             now: configuration.now,
             logger: logger

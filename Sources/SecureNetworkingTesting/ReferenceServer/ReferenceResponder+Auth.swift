@@ -17,7 +17,7 @@ extension ReferenceResponder {
         }
         // Unknown users cost a verification too, so timing does not tell which emails exist.
         let stored = self.state.passwordHash(for: email)
-        let matches = (try? self.hasher.verify(password, against: stored ?? self.dummyPasswordHash)) ?? false
+        let matches = (try? await self.hasher.verify(password, against: stored ?? self.dummyPasswordHash)) ?? false
         guard stored != nil, matches else {
             return ReferenceHTTP.error(.unauthorized, "invalid_credentials", message: "the email or password is wrong")
         }
