@@ -5,7 +5,7 @@ extension TokenManager {
     /// Starts the one refresh (or joins it) and returns its bundle.
     func refresh(from stale: TokenBundle) async throws(TokenAuthError) -> TokenBundle {
         if let task = self.refreshTask {
-            return try await Self.value(of: task)
+            return try await self.join(task)
         }
         guard let refreshToken = stale.refreshToken else {
             await self.endSession(.noRefreshToken)
@@ -28,7 +28,7 @@ extension TokenManager {
             try await self.performRefresh(refreshToken: refreshToken, generation: generation)
         }
         self.refreshTask = task
-        return try await Self.value(of: task)
+        return try await self.join(task)
     }
 
     /// Whether refreshing `stale` now counts towards the refresh-loop guard. A token that is due
@@ -122,7 +122,10 @@ extension TokenManager {
         }
     }
 
-    static func value(of task: Task<TokenBundle, any Error>) async throws(TokenAuthError) -> TokenBundle {
+    /// Awaits the refresh in flight. Each call is counted in ``refreshJoins``, so a test can
+    /// release a gated refresh once every caller it started has joined.
+    func join(_ task: Task<TokenBundle, any Error>) async throws(TokenAuthError) -> TokenBundle {
+        self.refreshJoins += 1
         do {
             return try await task.value
         } catch let error as TokenAuthError {

@@ -73,6 +73,8 @@ public actor TokenManager {
     var unsaved = false
     var refreshTask: Task<TokenBundle, any Error>?
     var refreshTimes: [Date] = []
+    /// How many times a caller has awaited a refresh in flight (for tests).
+    var refreshJoins = 0
     var lastActivity: Date?
     /// When ``lastActivity`` was last written to the store.
     var lastPersistedActivity: Date?
@@ -197,7 +199,7 @@ public actor TokenManager {
             try await self.save(bundle)
         }
         if let task = self.refreshTask {
-            return try await Self.value(of: task)
+            return try await self.join(task)
         }
         guard self.needsRefresh(bundle) else { return bundle }
         return try await self.refresh(from: bundle)
@@ -243,16 +245,10 @@ public actor TokenManager {
     /// - Returns: the token to retry with (a newer one, or a refreshed one). Retry once; a
     ///   second 401 is the server's final answer.
     public func handleUnauthorized(sentToken: String) async throws(TokenAuthError) -> String {
-        guard let bundle = try await self.loadIfNeeded() else {
-            throw TokenAuthError(.signedOut, "there is no session")
+        switch try await self.successor(of: sentToken) {
+        case .newer(let token): token
+        case .none(let current): try await self.refresh(from: current).accessToken
         }
-        if let task = self.refreshTask {
-            return try await Self.value(of: task).accessToken
-        }
-        if bundle.accessToken != sentToken {
-            return bundle.accessToken
-        }
-        return try await self.refresh(from: bundle).accessToken
     }
 
     /// Decides about a further 401, after the one refresh-and-retry of
@@ -265,17 +261,28 @@ public actor TokenManager {
     /// - Returns: the token to retry with, refreshed if `sentToken` is the current one and due;
     ///   nil when `sentToken` is current and valid.
     public func replacement(forRefused sentToken: String) async throws(TokenAuthError) -> String? {
+        switch try await self.successor(of: sentToken) {
+        case .newer(let token): return token
+        case .none(let current): return self.needsRefresh(current) ? try await self.refresh(from: current).accessToken : nil
+        }
+    }
+
+    private enum Successor {
+        /// The token of the refresh in flight, or one newer than the refused token.
+        case newer(String)
+        /// The refused token is still the current one.
+        case none(current: TokenBundle)
+    }
+
+    /// What replaced `sentToken`: the refresh in flight, a newer token, or nothing yet.
+    private func successor(of sentToken: String) async throws(TokenAuthError) -> Successor {
         guard let bundle = try await self.loadIfNeeded() else {
             throw TokenAuthError(.signedOut, "there is no session")
         }
         if let task = self.refreshTask {
-            return try await Self.value(of: task).accessToken
+            return .newer(try await self.join(task).accessToken)
         }
-        if bundle.accessToken != sentToken {
-            return bundle.accessToken
-        }
-        guard self.needsRefresh(bundle) else { return nil }
-        return try await self.refresh(from: bundle).accessToken
+        return bundle.accessToken != sentToken ? .newer(bundle.accessToken) : .none(current: bundle)
     }
 
     /// Whether `bundle` should be refreshed now.    /// Whether `bundle` should be refreshed now.

@@ -5,7 +5,7 @@ import SecureNetworkingTesting
 import SecureStorage
 import Testing
 import ServerTrust
-import TokenAuth
+@testable import TokenAuth
 
 enum Live {
     static let pki: TestPKI = {
@@ -62,6 +62,16 @@ func waitFor(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation =
     #expect(condition(), "the condition did not hold within 10 s", sourceLocation: sourceLocation)
 }
 
+/// Waits (up to 10 s) until `count` callers have joined the manager's refresh in flight.
+func waitUntilJoined(_ manager: TokenManager, _ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for _ in 0..<2000 {
+        if await manager.refreshJoins >= count { break }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    let joined = await manager.refreshJoins
+    #expect(joined == count, "only \(joined) callers joined", sourceLocation: sourceLocation)
+}
+
 final class ScriptedRefresher: TokenRefresher {
     enum Step: Sendable {
         case succeed(TokenResponse)
@@ -69,15 +79,13 @@ final class ScriptedRefresher: TokenRefresher {
     }
 
     private let state: NIOLockedValueBox<(steps: [Step], calls: [String])>
-    let delay: Duration
     /// Opened when a refresh has started; the refresh then waits for ``release``.
     let started = Gate()
     /// When set, each refresh waits here after opening ``started``.
     let release: Gate?
 
-    init(_ steps: [Step], delay: Duration = .zero, gated: Bool = false) {
+    init(_ steps: [Step], gated: Bool = false) {
         self.state = NIOLockedValueBox((steps, []))
-        self.delay = delay
         self.release = gated ? Gate() : nil
     }
 
@@ -90,7 +98,6 @@ final class ScriptedRefresher: TokenRefresher {
         }
         await self.started.open()
         if let release = self.release { await release.wait() }
-        if self.delay > .zero { try? await Task.sleep(for: self.delay) }
         switch step {
         case .succeed(let response): return response
         case .fail(let error): throw error

@@ -2,7 +2,7 @@ import Foundation
 import SecureHTTP
 import SecureStorage
 import Testing
-import TokenAuth
+@testable import TokenAuth
 
 /// The TokenManager core, with a scripted refresher and an in-memory store.
 @Suite("TokenManager")
@@ -80,14 +80,14 @@ struct TokenManagerTests {
     }
 
     @Test func concurrentCallersShareOneRefresh() async throws {
-        let refresher = ScriptedRefresher(
-            [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))],
-            delay: .milliseconds(50)
-        )
+        let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))], gated: true)
         let manager = self.manager(refresher)
         try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<200 { group.addTask { try await manager.validAccessToken() } }
+            // Released only once all 200 callers wait on the one refresh.
+            try await waitUntilJoined(manager, 200)
+            await refresher.release?.open()
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         #expect(tokens.count == 200 && Set(tokens) == ["access-2"])
@@ -163,12 +163,12 @@ struct TokenManagerTests {
     @Test func aTerminalFailureSignsOutOnceAndClearsTheStore() async throws {
         let refresher = ScriptedRefresher(
             [.fail(TokenAuthError(.invalidGrant, "refused", oauthError: "invalid_grant"))],
-            delay: .milliseconds(30)
+            gated: true
         )
         let manager = self.manager(refresher)
         let log = EventLog(manager)
         try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
-        let results = await withTaskGroup(of: TokenAuthError.Code?.self) { group in
+        let results = try await withThrowingTaskGroup(of: TokenAuthError.Code?.self) { group in
             for _ in 0..<50 {
                 group.addTask {
                     do {
@@ -177,7 +177,10 @@ struct TokenManagerTests {
                     } catch { return (error as? TokenAuthError)?.code }
                 }
             }
-            return await group.reduce(into: [TokenAuthError.Code?]()) { $0.append($1) }
+            // Every caller waits on the refresh before it fails, so every one sees its error.
+            try await waitUntilJoined(manager, 50)
+            await refresher.release?.open()
+            return try await group.reduce(into: [TokenAuthError.Code?]()) { $0.append($1) }
         }
         #expect(results.count == 50 && results.allSatisfy { $0 == TokenAuthError.Code.invalidGrant })
         #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
