@@ -370,9 +370,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ serverTrust: SecTrust?,
         task: URLSessionTask
     ) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
-        if hop.lane == .credentials {
-            task.priority = URLSessionTask.highPriority
-        }
         let identifier = task.taskIdentifier
         guard let requirements = self.table.requirements(for: identifier), requirements.usesTLS else {
             self.table.record(

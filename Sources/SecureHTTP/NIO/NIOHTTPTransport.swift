@@ -42,11 +42,16 @@ public final class NIOHTTPTransport: HTTPTransport {
     ///   - configuration: policy, limits, timeouts and client identity.
     ///   - eventLoopGroup: where connections run; by default NIO's shared singleton group.
     /// - Throws: ``SecureHTTPError/Code/invalidClientIdentity`` when the client identity
-    ///   cannot be loaded.
+    ///   cannot be loaded; ``SecureHTTPError/Code/policyViolation`` on Apple platforms when the
+    ///   policy trusts the system roots, which ServerTrust cannot read there (name the roots with
+    ///   `TrustAnchors.only(_:profile:)`, or use `URLSessionTransport`).
     public init(
         configuration: HTTPTransportConfiguration = HTTPTransportConfiguration(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws(SecureHTTPError) {
+        if let problem = Self.rootStoreProblem(configuration.policy, rootStoreIsReadable: Self.platformRootStoreIsReadable) {
+            throw problem
+        }
         self.configuration = configuration
         self.driver = RequestDriver(configuration: configuration)
         let identity = try configuration.clientIdentity.map { identity throws(SecureHTTPError) in

@@ -1,0 +1,253 @@
+import Foundation
+import ServerTrust
+
+/// Every decision `URLSessionTransport`'s session delegate makes, as plain values, so that it is
+/// tested on every platform; the Apple adapter only translates URLSession and Security.framework
+/// values into these and carries out the answer.
+///
+/// One challenge goes through two steps:
+/// 1. ``step(for:taskRequirements:)`` says what to do with the challenge: evaluate the server
+///    trust for these requirements, present the client identity, leave it to the system, or
+///    cancel it with an error;
+/// 2. for a server-trust evaluation, ``conclude(_:requirements:)`` takes what
+///    Security.framework said about the chain (validated, refused with a status, or not
+///    evaluable) and applies ServerTrust's key rules and pins to the validated chain.
+///
+/// When the task completes, ``completionFailure(usesTLS:challengeAccepted:connection:)`` decides
+/// whether its response may be used: only a response that came over a connection this transport
+/// evaluated for the task's requirements is.
+struct URLSessionDelegatePolicy: Sendable {
+    /// The facts of one authentication challenge.
+    struct Challenge: Sendable, Hashable {
+        /// `URLProtectionSpace.authenticationMethod`, reduced to what the policy distinguishes.
+        enum Method: Sendable, Hashable {
+            /// `NSURLAuthenticationMethodServerTrust`.
+            case serverTrust
+            /// `NSURLAuthenticationMethodClientCertificate`.
+            case clientCertificate
+            /// Any other method (HTTP Basic, Digest, NTLM, Negotiate, …).
+            case other
+        }
+
+        var method: Method
+        /// `URLProtectionSpace.host`.
+        var host: String
+        /// `URLProtectionSpace.port`.
+        var port: Int
+        /// `URLProtectionSpace.isProxy()`.
+        var isProxy: Bool
+        /// Whether the challenge carries a `SecTrust` (`URLProtectionSpace.serverTrust`).
+        var hasServerTrust: Bool = true
+    }
+
+    /// What the delegate does with a challenge.
+    enum Step: Sendable, Equatable {
+        /// Have Security.framework validate the chain for these requirements, then
+        /// ``URLSessionDelegatePolicy/conclude(_:requirements:)``.
+        case evaluateServerTrust(ConnectionRequirements)
+        /// Answer with the configured client identity (`.useCredential`).
+        case presentClientIdentity
+        /// `.performDefaultHandling`.
+        case performDefaultHandling
+        /// `.cancelAuthenticationChallenge`; the task fails with this error.
+        case cancel(SecureHTTPError)
+    }
+
+    /// What Security.framework said about a server's chain.
+    enum PlatformEvaluation: Sendable {
+        /// `SecTrustEvaluateWithError` succeeded; the chain it validated, DER, leaf first.
+        case validated([[UInt8]])
+        /// `SecTrustEvaluateWithError` failed with this reason and OSStatus.
+        case refused(PlatformRefusal, status: Int32)
+        /// The trust object could not be set up (policy, anchors) or its chain read.
+        case unusable(String)
+    }
+
+    /// The OSStatus of a refused evaluation, in ServerTrust's vocabulary.
+    enum PlatformRefusal: Sendable, Hashable {
+        /// `errSecCertificateExpired`.
+        case expired
+        /// `errSecCertificateNotValidYet`.
+        case notYetValid
+        /// `errSecHostNameMismatch`.
+        case hostNameMismatch
+        /// `errSecNotTrusted`, `errSecCreateChainFailed`: no path to a trust anchor.
+        case untrusted
+        /// Any other status (revocation, policy constraints, …).
+        case other
+    }
+
+    /// The outcome of a server-trust evaluation.
+    struct Conclusion: Sendable {
+        /// The failure that cancels the challenge, or nil to accept the chain.
+        var failure: SecureHTTPError?
+        /// The pin report to hand to the reporter (a mismatch, enforced or report-only).
+        var pinReport: PinValidationReport?
+    }
+
+    /// What the task metrics say about the connection that carried a request.
+    struct Connection: Sendable, Hashable {
+        /// `URLSessionTaskTransactionMetrics.isReusedConnection`.
+        var isReused: Bool
+    }
+
+    /// Applies the key rules and pins to chains the platform validated.
+    let evaluator: ServerTrust
+    /// Whether the transport has a client identity to present.
+    let hasClientIdentity: Bool
+    /// The time pin-set expiry is judged at.
+    let now: @Sendable () -> Date
+
+    // MARK: Challenges
+
+    /// What to do with `challenge`, raised for a task sent with `taskRequirements` (nil when the
+    /// task is not one this transport is waiting for).
+    ///
+    /// - A challenge for a proxy is left to the system (its own TLS); the origin behind the proxy
+    ///   gets a challenge of its own.
+    /// - A server-trust or client-certificate challenge for a host or port other than the task's
+    ///   is cancelled: a chain is only ever evaluated, and an identity only ever presented, for
+    ///   the origin the request was prepared for.
+    /// - A client-certificate challenge without a configured identity is cancelled
+    ///   (``SecureHTTPError/Code/clientCertificateRequired``): the system's default handling can
+    ///   pick an identity the app never configured (on macOS, a keychain identity preference).
+    /// - Other methods (HTTP authentication) get the default handling: without credential
+    ///   storage that delivers the 401 to the caller.
+    func step(for challenge: Challenge, taskRequirements: ConnectionRequirements?) -> Step {
+        switch challenge.method {
+        case .other:
+            return .performDefaultHandling
+        case .serverTrust, .clientCertificate:
+            break
+        }
+        if challenge.isProxy {
+            return .performDefaultHandling
+        }
+        guard let requirements = taskRequirements else {
+            return .cancel(
+                SecureHTTPError(
+                    .serverTrustFailure,
+                    "a TLS challenge arrived for a request this transport is not waiting for"
+                )
+            )
+        }
+        guard requirements.usesTLS else {
+            return .cancel(
+                SecureHTTPError(
+                    .serverTrustFailure,
+                    "a TLS challenge arrived for a request this transport did not send over TLS"
+                )
+            )
+        }
+        let challengedHost = ConnectionRequirements(host: challenge.host).host
+        guard challengedHost == requirements.host, challenge.port == requirements.port else {
+            return .cancel(
+                SecureHTTPError(
+                    .serverTrustFailure,
+                    "a TLS challenge for another origin arrived on the request to \(requirements.host):\(requirements.port)"
+                )
+            )
+        }
+        switch challenge.method {
+        case .serverTrust:
+            guard challenge.hasServerTrust else {
+                return .cancel(SecureHTTPError(.serverTrustFailure, "\(requirements.host) presented no certificate chain"))
+            }
+            return .evaluateServerTrust(requirements)
+        case .clientCertificate:
+            guard self.hasClientIdentity else {
+                return .cancel(
+                    SecureHTTPError(
+                        .clientCertificateRequired,
+                        "\(requirements.host) asked for a client certificate and the transport has no client identity"
+                    )
+                )
+            }
+            return .presentClientIdentity
+        case .other:
+            return .performDefaultHandling
+        }
+    }
+
+    /// Accepts or refuses a chain Security.framework evaluated for `requirements`.
+    ///
+    /// A refusal by Security.framework is reported with the closest ServerTrust code (expired,
+    /// not yet valid, host name mismatch, untrusted root) and the OSStatus; a validated chain then
+    /// goes through ServerTrust's key rules and pins
+    /// (`ServerTrust.evaluate(platformValidatedChain:requirements:now:)`).
+    func conclude(_ evaluation: PlatformEvaluation, requirements: ConnectionRequirements) -> Conclusion {
+        let host = requirements.host
+        switch evaluation {
+        case .unusable(let reason):
+            return Conclusion(failure: SecureHTTPError(.serverTrustFailure, "\(host) is not trusted: \(reason)"))
+        case .refused(let refusal, let status):
+            return Conclusion(failure: Self.refusal(refusal, status: status, host: host))
+        case .validated(let chain):
+            guard !chain.isEmpty else {
+                return Conclusion(
+                    failure: SecureHTTPError(.serverTrustFailure, "\(host) is not trusted: the validated chain is empty")
+                )
+            }
+            let decision = self.evaluator.evaluate(platformValidatedChain: chain, requirements: requirements, now: self.now())
+            return Conclusion(
+                failure: decision.failure.map { SecureHTTPError.trust($0, host: host, report: decision.pinReport) },
+                pinReport: decision.pinReport
+            )
+        }
+    }
+
+    private static func refusal(_ refusal: PlatformRefusal, status: Int32, host: String) -> SecureHTTPError {
+        let reason: ServerTrustError
+        switch refusal {
+        case .expired:
+            reason = ServerTrustError(.expired, "a certificate of the chain has expired (OSStatus \(status))")
+        case .notYetValid:
+            reason = ServerTrustError(.notYetValid, "a certificate of the chain is not valid yet (OSStatus \(status))")
+        case .hostNameMismatch:
+            reason = ServerTrustError(.hostnameMismatch, "the certificate does not cover \(host) (OSStatus \(status))")
+        case .untrusted:
+            reason = ServerTrustError(.untrustedRoot, "Security.framework found no path to a trust anchor (OSStatus \(status))")
+        case .other:
+            return SecureHTTPError(
+                .serverTrustFailure,
+                "\(host) is not trusted: Security.framework rejected its certificate chain (OSStatus \(status))"
+            )
+        }
+        return SecureHTTPError.trust(reason, host: host)
+    }
+
+    // MARK: Redirects and completion
+
+    /// What the delegate answers to `willPerformHTTPRedirection`: always nil, so the 3xx goes
+    /// back to the request driver, which applies the same redirect rules on every platform
+    /// (scheme, policy, origin, credentials, hop limit).
+    func followsRedirect(status: Int) -> Bool {
+        false
+    }
+
+    /// Why a completed task's response must not be used, or nil when it may.
+    ///
+    /// Each URLSession serves one ``ConnectionRequirements`` (see ``URLSessionPool``), so every
+    /// connection of a session was opened for the same origin and evaluated by the challenge of
+    /// the task that opened it. What remains to check per task: a response over TLS is used
+    /// only when this task's own challenge was accepted, or the task metrics show it reused a
+    /// connection of the session; a new connection that raised no challenge (which URLSession
+    /// should never do) fails closed, and so does a task with neither a challenge nor metrics.
+    ///
+    /// - Parameters:
+    ///   - usesTLS: whether the request went over TLS.
+    ///   - challengeAccepted: whether this task's own server-trust challenge was accepted.
+    ///   - connection: the connection of the task's last network transaction, from its metrics.
+    func completionFailure(usesTLS: Bool, challengeAccepted: Bool, connection: Connection?) -> SecureHTTPError? {
+        guard usesTLS, !challengeAccepted else { return nil }
+        if let connection, connection.isReused {
+            return nil
+        }
+        return SecureHTTPError(
+            .serverTrustFailure,
+            connection == nil
+                ? "the response came over a connection whose certificate chain this transport did not evaluate (no challenge, no task metrics)"
+                : "the response came over a new connection whose certificate chain this transport did not evaluate"
+        )
+    }
+}
