@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import SecureNetworking
@@ -142,5 +143,21 @@ struct APIClientUnitTests {
             #expect(error.code == .invalidRequest)
         }
         await client.shutdown()
+    }
+
+    @Test("The engine is NIO unless the configuration names another, and the client builds that transport")
+    func engineChoosesTheTransport() async throws {
+        let configuration = SecureAPIClient.Configuration(baseURL: try #require(URL(string: "https://127.0.0.1:1/")))
+        #expect(configuration.engine == .nio)
+        let client = try SecureAPIClient(configuration: configuration)
+        #expect(client.transport is NIOHTTPTransport)
+        await client.shutdown()
+        // A client-built NIO transport is shut down by shutdown().
+        do {
+            _ = try await client.transport.send(HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:1", path: "/"), body: nil)
+            Issue.record("a shut-down transport sent a request")
+        } catch {
+            #expect(error.code == .shutDown)
+        }
     }
 }

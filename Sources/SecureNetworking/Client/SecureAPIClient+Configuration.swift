@@ -13,6 +13,9 @@ extension SecureAPIClient {
         /// The transport: its policy (HTTPS only, TLS version, pins, trust anchors), client
         /// identity for mutual TLS, timeouts, redirect rules and response size limit.
         public var transport: HTTPTransportConfiguration
+        /// Which transport ``SecureAPIClient/init(configuration:)`` builds from ``transport``:
+        /// ``Engine/nio`` (the default) or, on Apple platforms, `Engine.urlSession`.
+        public var engine: Engine
         /// How requests that need authentication get their token; nil for an API without sessions.
         public var authentication: Authentication?
         /// How JSON keys are read. Default `.convertFromSnakeCase` (`display_name` → `displayName`).
@@ -63,6 +66,7 @@ extension SecureAPIClient {
         ) {
             self.baseURL = baseURL
             self.transport = transport
+            self.engine = .nio
             self.authentication = authentication
             self.keyDecodingStrategy = .convertFromSnakeCase
             self.keyEncodingStrategy = .convertToSnakeCase
@@ -72,6 +76,46 @@ extension SecureAPIClient {
             self.interceptors = []
             self.logger = logger
             self.now = { Date() }
+        }
+    }
+
+    /// The transport a client builds for itself.
+    ///
+    /// Both enforce the same ``HTTPTransportConfiguration`` through the same portable request
+    /// driver (policy before any byte is sent, header checks, redirect rules, deadline, size
+    /// limit, pins); they differ in who validates the certificate path. On Apple platforms the
+    /// choice is one line: `configuration.engine = .urlSession`.
+    public struct Engine: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: Sendable, Hashable {
+            case nio
+            case urlSession(maximumSessions: Int)
+        }
+
+        let kind: Kind
+
+        /// ``NIOHTTPTransport`` (SwiftNIO + NIOSSL): ServerTrust's own path validation and Web
+        /// PKI rules inside the handshake, identical on every platform and the transport every
+        /// live test exercises. On Apple platforms it needs the policy to name its roots
+        /// (`TrustAnchors.only(_:profile:)`): the system root store cannot be read there.
+        public static let nio = Engine(kind: .nio)
+
+        #if canImport(Security)
+        /// `URLSessionTransport`: Security.framework validates the path (system roots, revocation
+        /// as the system does it), then ServerTrust's key rules and pins; system proxy settings,
+        /// Wi-Fi Assist and cellular policies apply.
+        public static let urlSession = Engine(kind: .urlSession(maximumSessions: URLSessionTransport.defaultMaximumSessions))
+
+        /// `URLSessionTransport` keeping at most `maximumSessions` URLSessions (one per origin).
+        public static func urlSession(maximumSessions: Int) -> Engine {
+            Engine(kind: .urlSession(maximumSessions: maximumSessions))
+        }
+        #endif
+
+        public var description: String {
+            switch self.kind {
+            case .nio: "nio"
+            case .urlSession: "urlSession"
+            }
         }
     }
 

@@ -39,30 +39,56 @@ public final class SecureAPIClient: Sendable {
     public let transport: any HTTPTransport
     /// The session's tokens, when the client has ``Configuration/authentication``.
     public let tokens: TokenManager?
-    private let ownedTransport: NIOHTTPTransport?
+    private let ownedTransport: OwnedTransport?
     private let logger: Logger
 
-    /// Creates a client with its own ``NIOHTTPTransport``; call ``shutdown()`` when done.
+    /// A transport the client built, and so shuts down.
+    enum OwnedTransport: Sendable {
+        case nio(NIOHTTPTransport)
+        #if canImport(Security)
+        case urlSession(URLSessionTransport)
+        #endif
+    }
+
+    /// Creates a client with its own transport, the one ``Configuration/engine`` names
+    /// (``NIOHTTPTransport`` by default); call ``shutdown()`` when done.
     ///
     /// - Throws: ``APIError/Code/invalidRequest`` when the base URL is not absolute `https` or
-    ///   `http`, or ``APIError/Code/transportFailure`` when the client identity cannot be loaded.
+    ///   `http`, or ``APIError/Code/transportFailure`` when the transport cannot be built (a
+    ///   client identity that cannot be loaded; on Apple platforms, the NIO engine with a policy
+    ///   that trusts the system roots).
     public convenience init(configuration: Configuration) throws(APIError) {
-        let transport: NIOHTTPTransport
-        do {
-            transport = try NIOHTTPTransport(configuration: configuration.transport)
+        let transport: any HTTPTransport
+        let owned: OwnedTransport
+        do throws(SecureHTTPError) {
+            switch configuration.engine.kind {
+            case .nio:
+                let nio = try NIOHTTPTransport(configuration: configuration.transport)
+                (transport, owned) = (nio, .nio(nio))
+            case .urlSession(let maximumSessions):
+                #if canImport(Security)
+                let urlSession = try URLSessionTransport(configuration: configuration.transport, maximumSessions: maximumSessions)
+                (transport, owned) = (urlSession, .urlSession(urlSession))
+                #else
+                // Unreachable: `Engine.urlSession` exists only where Security does.
+                _ = maximumSessions
+                throw SecureHTTPError(.policyViolation, "URLSessionTransport needs an Apple platform")
+                #endif
+            }
         } catch {
             throw APIError.transport(error)
         }
-        try self.init(configuration: configuration, transport: transport, owned: transport)
+        try self.init(configuration: configuration, transport: transport, owned: owned)
     }
 
     /// Creates a client on a transport the app owns (such as `URLSessionTransport` on Apple
-    /// platforms). ``Configuration/transport`` is not used to build anything in this case.
+    /// platforms). ``Configuration/transport`` and ``Configuration/engine`` are not used to
+    /// build anything in this case.
     public convenience init(configuration: Configuration, transport: any HTTPTransport) throws(APIError) {
         try self.init(configuration: configuration, transport: transport, owned: nil)
     }
 
-    private init(configuration: Configuration, transport: any HTTPTransport, owned: NIOHTTPTransport?) throws(APIError) {
+    private init(configuration: Configuration, transport: any HTTPTransport, owned: OwnedTransport?) throws(APIError) {
         guard let scheme = configuration.baseURL.scheme?.lowercased(), scheme == "https" || scheme == "http",
             configuration.baseURL.host != nil
         else {
@@ -86,7 +112,16 @@ public final class SecureAPIClient: Sendable {
 
     /// Shuts down the transport the client created (a no-op for an app-owned transport).
     public func shutdown() async {
-        await self.ownedTransport?.shutdown()
+        switch self.ownedTransport {
+        case .nio(let transport):
+            await transport.shutdown()
+        #if canImport(Security)
+        case .urlSession(let transport):
+            transport.invalidate()
+        #endif
+        case nil:
+            break
+        }
     }
 
     /// Sends `request` and returns its decoded value.
