@@ -7,8 +7,8 @@ import ServerTrust
 import SwiftASN1
 import X509
 
-/// The requests in flight on one session, what the delegate decided about them, and the
-/// requirements whose server trust this transport evaluated on that session.
+/// The requests in flight on one session and what the delegate learnt about them (failures,
+/// an accepted server-trust challenge, the connection from the task metrics).
 ///
 /// Every entry's continuation is resumed exactly once, by whichever of completion,
 /// cancellation and invalidation removes the entry first.
@@ -17,9 +17,26 @@ import X509
 // while it is held; URLSessionTask's methods are safe to call from any thread.
 final class URLSessionTaskTable: @unchecked Sendable {
     private let lock = NSLock()
+    private let policy: URLSessionDelegatePolicy
     private var entries: [Int: Entry] = [:]
-    private var verified: Set<ConnectionRequirements> = []
-    private var invalidated = false
+    private var state = State.open
+
+    private enum State {
+        case open
+        /// Retired from the pool: no new task; the tasks in flight finish.
+        case retired
+        /// Invalidated: every task ended.
+        case invalidated
+    }
+
+    /// What ``makeTask(in:for:requirements:)`` returns.
+    enum NewTask {
+        case task(URLSessionDataTask)
+        /// The session is being retired: lease another.
+        case retired
+        /// The transport has been invalidated.
+        case invalidated
+    }
 
     private struct Entry {
         let task: URLSessionTask
@@ -30,25 +47,55 @@ final class URLSessionTaskTable: @unchecked Sendable {
         /// The first failure the delegate decided (trust, size limit); it wins over URLError.
         var failure: SecureHTTPError?
         var body = Data()
+        /// Whether this task's own server-trust challenge was accepted.
+        var challengeAccepted = false
+        /// The connection of the task's last network transaction, from its metrics.
+        var connection: URLSessionDelegatePolicy.Connection?
+    }
+
+    init(policy: URLSessionDelegatePolicy) {
+        self.policy = policy
     }
 
     static var shutDown: SecureHTTPError {
         SecureHTTPError(.shutDown, "the transport has been invalidated")
     }
 
-    /// Creates a suspended task for `request`, or nil when the session has been invalidated
-    /// (creating a task in an invalidated session raises an exception).
+    /// Creates a suspended task for `request`, unless the session is retired or invalidated
+    /// (creating a task in an invalidated session raises an exception; the state is checked and
+    /// the task created under the lock that ``retire()`` and ``invalidate()`` take first).
     func makeTask(
         in session: URLSession,
         for request: URLRequest,
         requirements: ConnectionRequirements
-    ) -> URLSessionDataTask? {
+    ) -> NewTask {
         self.lock.lock()
         defer { self.lock.unlock() }
-        guard !self.invalidated else { return nil }
+        switch self.state {
+        case .retired: return .retired
+        case .invalidated: return .invalidated
+        case .open: break
+        }
         let task = session.dataTask(with: request)
         self.entries[task.taskIdentifier] = Entry(task: task, requirements: requirements)
-        return task
+        return .task(task)
+    }
+
+    /// Takes no new task from now on. Returns false when already retired or invalidated.
+    func retire() -> Bool {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        guard case .open = self.state else { return false }
+        self.state = .retired
+        return true
+    }
+
+    /// Whether the session is retired and has no request left.
+    var isDrained: Bool {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        if case .open = self.state { return false }
+        return self.entries.isEmpty
     }
 
     /// Attaches the continuation of a request. Returns true when the task should be resumed;
@@ -80,11 +127,11 @@ final class URLSessionTaskTable: @unchecked Sendable {
     /// Ends every request in flight and refuses new ones. Returns false when already invalidated.
     func invalidate() -> Bool {
         self.lock.lock()
-        guard !self.invalidated else {
+        if case .invalidated = self.state {
             self.lock.unlock()
             return false
         }
-        self.invalidated = true
+        self.state = .invalidated
         var pending: [CheckedContinuation<URLSessionOutcome, Never>] = []
         for (identifier, entry) in self.entries {
             if let continuation = entry.continuation {
@@ -144,23 +191,23 @@ final class URLSessionTaskTable: @unchecked Sendable {
             self.lock.unlock()
             return
         }
-        let outcome = Self.outcome(of: entry, error: error, response: response)
+        let outcome = Self.outcome(of: entry, error: error, response: response, policy: self.policy)
         self.lock.unlock()
         self.finish(identifier, with: outcome)
     }
 
-    /// Records that the server trust for `requirements` was evaluated and accepted.
-    func markVerified(_ requirements: ConnectionRequirements) {
+    /// Records that the task's own server-trust challenge was accepted.
+    func challengeAccepted(for identifier: Int) {
         self.lock.lock()
         defer { self.lock.unlock() }
-        self.verified.insert(requirements)
+        self.entries[identifier]?.challengeAccepted = true
     }
 
-    /// Whether a connection for `requirements` was evaluated and accepted on this session.
-    func isVerified(_ requirements: ConnectionRequirements) -> Bool {
+    /// Records the connection the task's metrics report.
+    func record(_ connection: URLSessionDelegatePolicy.Connection, for identifier: Int) {
         self.lock.lock()
         defer { self.lock.unlock() }
-        return self.verified.contains(requirements)
+        self.entries[identifier]?.connection = connection
     }
 
     /// Resumes the request's continuation with `outcome` (or keeps the outcome for
@@ -185,13 +232,25 @@ final class URLSessionTaskTable: @unchecked Sendable {
         }
     }
 
-    private static func outcome(of entry: Entry, error: (any Error)?, response: URLResponse?) -> URLSessionOutcome {
+    private static func outcome(
+        of entry: Entry,
+        error: (any Error)?,
+        response: URLResponse?,
+        policy: URLSessionDelegatePolicy
+    ) -> URLSessionOutcome {
         if let failure = entry.failure {
             return .failure(failure)
         }
         let host = entry.requirements.host
         if let error {
             return .failure(Self.map(error, host: host))
+        }
+        if let failure = policy.completionFailure(
+            usesTLS: entry.requirements.usesTLS,
+            challengeAccepted: entry.challengeAccepted,
+            connection: entry.connection
+        ) {
+            return .failure(failure)
         }
         guard let httpResponse = (response as? HTTPURLResponse)?.httpResponse else {
             return .failure(SecureHTTPError(.invalidResponse, "\(host) sent a response that is not valid HTTP"))
