@@ -2,15 +2,17 @@ public import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 public import NIOSSL
 import NIOTLS
 
-/// An in-process HTTP/1.1 server on 127.0.0.1 with an ephemeral port, over TLS with any
-/// TestPKI chain, TLS version range and cipher list, or over plain HTTP.
+/// An in-process HTTP server on 127.0.0.1 with an ephemeral port, over TLS with any TestPKI
+/// chain, TLS version range and cipher list, or over plain HTTP. Over TLS it speaks HTTP/1.1,
+/// HTTP/2, or either as ALPN decides (``TLS/httpVersions``).
 ///
-/// It records every request and counts connections and completed TLS handshakes, so tests can
-/// assert what reached the server (or that nothing did). Use ``withLoopbackHTTPServer(_:handler:_:)``
+/// It records every request and counts connections, completed TLS handshakes, HTTP/2 connections
+/// and streams, so tests can assert what reached the server (or that nothing did). Use ``withLoopbackHTTPServer(_:handler:_:)``
 /// so it always stops.
 public final class LoopbackHTTPServer: Sendable {
     /// How the server speaks TLS.
@@ -25,10 +27,32 @@ public final class LoopbackHTTPServer: Sendable {
         public var cipherSuites: [NIOTLSCipher]?
         /// When set, a client certificate issued by one of these CAs is required.
         public var requiredClientCertificateIssuers: [TestPKI.Identity]?
+        /// Which HTTP versions are served; ``HTTPVersions/http1Only`` (no ALPN) by default.
+        public var httpVersions: HTTPVersions = .http1Only
+        /// HTTP/2's `SETTINGS_MAX_CONCURRENT_STREAMS`. Default 100.
+        public var maximumConcurrentStreams = 100
 
         /// Serves `chain` with TLS 1.2 and 1.3 and NIOSSL's default suites.
         public init(chain: TestPKI.Chain) {
             self.chain = chain
+        }
+    }
+
+    /// Which HTTP versions a TLS server speaks, and so what it offers in ALPN.
+    public struct HTTPVersions: Sendable, Hashable, CustomStringConvertible {
+        /// The ALPN identifiers offered, most preferred first; empty: no ALPN.
+        public let applicationProtocols: [String]
+
+        /// HTTP/1.1 without ALPN (what the server always did).
+        public static let http1Only = HTTPVersions(applicationProtocols: [])
+        /// `h2` only: a client that offers other protocols only fails the handshake
+        /// (`no_application_protocol`); one that offers none is disconnected after it.
+        public static let http2Only = HTTPVersions(applicationProtocols: ["h2"])
+        /// `h2` or `http/1.1`, as the client's ALPN offer decides (no offer: HTTP/1.1).
+        public static let http2OrHTTP1 = HTTPVersions(applicationProtocols: ["h2", "http/1.1"])
+
+        public var description: String {
+            self.applicationProtocols.isEmpty ? "http/1.1" : self.applicationProtocols.joined(separator: ",")
         }
     }
 
@@ -44,6 +68,10 @@ public final class LoopbackHTTPServer: Sendable {
         public let body: [UInt8]
         /// The connection it arrived on (1 for the first connection accepted).
         public let connection: Int
+        /// `HTTP/1.1` or `HTTP/2`.
+        public var httpVersion: String = "HTTP/1.1"
+        /// The HTTP/2 stream it arrived on; nil over HTTP/1.1.
+        public var stream: Int?
 
         /// The first value of a header, compared case-insensitively.
         public func header(_ name: String) -> String? {
@@ -92,7 +120,8 @@ public final class LoopbackHTTPServer: Sendable {
         /// Never answer (the connection stays open): for deadline tests.
         public static let stall = Response(kind: .stall)
 
-        /// Close the connection without answering.
+        /// Close the connection without answering; over HTTP/2, close the request's stream
+        /// (`RST_STREAM` with `CANCEL`) and leave the connection and its other streams alone.
         public static let close = Response(kind: .close)
     }
 
@@ -106,6 +135,14 @@ public final class LoopbackHTTPServer: Sendable {
         public var peakOpenConnections = 0
         /// Connections open now.
         public var openConnections = 0
+        /// Connections that negotiated HTTP/2.
+        public var http2Connections = 0
+        /// HTTP/2 streams the clients opened.
+        public var http2Streams = 0
+        /// The most HTTP/2 streams open at once on any one connection.
+        public var peakConcurrentStreamsOnAConnection = 0
+        /// Open HTTP/2 streams by connection number.
+        var openStreams: [Int: Int] = [:]
         /// Requests received, in order.
         public var requests: [RecordedRequest] = []
     }
@@ -142,28 +179,81 @@ public final class LoopbackHTTPServer: Sendable {
         handler: @escaping @Sendable (RecordedRequest) -> Response
     ) async throws -> LoopbackHTTPServer {
         let sslContext = try tls.map { try NIOSSLContext(configuration: Self.serverConfiguration($0)) }
+        let versions = tls?.httpVersions ?? .http1Only
+        let maximumConcurrentStreams = tls?.maximumConcurrentStreams ?? 100
         let state = NIOLockedValueBox(Statistics())
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let number = state.withLockedValue { state in
-                        state.connectionsAccepted += 1
-                        state.openConnections += 1
-                        state.peakOpenConnections = max(state.peakOpenConnections, state.openConnections)
-                        return state.connectionsAccepted
-                    }
-                    channel.closeFuture.whenComplete { _ in state.withLockedValue { $0.openConnections -= 1 } }
-                    if let sslContext {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
-                        try channel.pipeline.syncOperations.addHandler(HandshakeCounter(state: state))
-                    }
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(
-                        RequestHandler(connection: number, state: state, handler: handler)
-                    )
+                let number = state.withLockedValue { state in
+                    state.connectionsAccepted += 1
+                    state.openConnections += 1
+                    state.peakOpenConnections = max(state.peakOpenConnections, state.openConnections)
+                    return state.connectionsAccepted
                 }
+                channel.closeFuture.whenComplete { _ in state.withLockedValue { $0.openConnections -= 1 } }
+                @Sendable func http1(_ channel: any Channel) -> EventLoopFuture<Void> {
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                        try channel.pipeline.syncOperations.addHandler(
+                            RequestHandler(connection: number, stream: nil, state: state, handler: handler)
+                        )
+                    }
+                }
+                @Sendable func http2(_ channel: any Channel) -> EventLoopFuture<Void> {
+                    state.withLockedValue { $0.http2Connections += 1 }
+                    return channel.eventLoop.makeCompletedFuture {
+                        var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                        connection.initialSettings =
+                            nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
+                            + [HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)]
+                        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                            mode: .server,
+                            connectionConfiguration: connection,
+                            streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+                        ) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
+                                state.withLockedValue { state in
+                                    state.http2Streams += 1
+                                    state.openStreams[number, default: 0] += 1
+                                    state.peakConcurrentStreamsOnAConnection = max(
+                                        state.peakConcurrentStreamsOnAConnection,
+                                        state.openStreams[number, default: 0]
+                                    )
+                                }
+                                stream.closeFuture.whenComplete { _ in
+                                    state.withLockedValue { $0.openStreams[number, default: 1] -= 1 }
+                                }
+                                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                try stream.pipeline.syncOperations.addHandler(
+                                    RequestHandler(
+                                        connection: number,
+                                        stream: id.map { Int($0) },
+                                        state: state,
+                                        handler: handler
+                                    )
+                                )
+                            }
+                        }
+                    }
+                }
+                guard let sslContext else { return http1(channel) }
+                do {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
+                    try channel.pipeline.syncOperations.addHandler(HandshakeCounter(state: state))
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                if versions.applicationProtocols.isEmpty { return http1(channel) }
+                if versions == .http2Only {
+                    // No ALPN offer (or `http/1.1`): this server speaks HTTP/2 only.
+                    return channel.configureHTTP2SecureUpgrade(h2ChannelConfigurator: http2) { channel in
+                        channel.close()
+                    }
+                }
+                return channel.configureHTTP2SecureUpgrade(h2ChannelConfigurator: http2, http1ChannelConfigurator: http1)
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -187,6 +277,7 @@ public final class LoopbackHTTPServer: Sendable {
         configuration.minimumTLSVersion = tls.minimumVersion
         configuration.maximumTLSVersion = tls.maximumVersion
         if let suites = tls.cipherSuites { configuration.cipherSuiteValues = suites }
+        configuration.applicationProtocols = tls.httpVersions.applicationProtocols
         if let issuers = tls.requiredClientCertificateIssuers {
             // Client certificates carry no host name to check: the chain is still verified
             // against the given issuers, and a client without one is refused.
@@ -235,6 +326,8 @@ private final class RequestHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     let connection: Int
+    /// The HTTP/2 stream this handler serves; nil on an HTTP/1.1 connection.
+    let stream: Int?
     let state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>
     let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response
     private var head: HTTPRequestHead?
@@ -242,10 +335,12 @@ private final class RequestHandler: ChannelInboundHandler {
 
     init(
         connection: Int,
+        stream: Int?,
         state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>,
         handler: @escaping @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response
     ) {
         self.connection = connection
+        self.stream = stream
         self.state = state
         self.handler = handler
     }
@@ -264,10 +359,13 @@ private final class RequestHandler: ChannelInboundHandler {
                 uri: head.uri,
                 headers: head.headers.map { ($0.name, $0.value) },
                 body: self.body,
-                connection: self.connection
+                connection: self.connection,
+                httpVersion: self.stream == nil ? "HTTP/1.1" : "HTTP/2",
+                stream: self.stream
             )
             self.state.withLockedValue { $0.requests.append(request) }
-            self.respond(context: context, self.handler(request), keepAlive: head.isKeepAlive)
+            // An HTTP/2 stream ends with its response; the connection stays.
+            self.respond(context: context, self.handler(request), keepAlive: self.stream != nil || head.isKeepAlive)
         }
     }
 
@@ -284,7 +382,12 @@ private final class RequestHandler: ChannelInboundHandler {
                 handler.respond(context: context, response, keepAlive: keepAlive)
             }
         case .streamed(let chunks, let chunkSize):
-            let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Transfer-Encoding": "chunked"])
+            // HTTP/2 has no chunked coding (RFC 9113 §8.2.2): DATA frames carry the body as is.
+            let head = HTTPResponseHead(
+                version: .http1_1,
+                status: .ok,
+                headers: self.stream == nil ? ["Transfer-Encoding": "chunked"] : [:]
+            )
             context.write(self.wrapOutboundOut(.head(head)), promise: nil)
             let chunk = context.channel.allocator.buffer(repeating: UInt8(ascii: "x"), count: chunkSize)
             for _ in 0..<chunks {
