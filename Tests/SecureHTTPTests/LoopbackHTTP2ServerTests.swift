@@ -145,3 +145,34 @@ struct LoopbackHTTP2ServerTests {
         }
     }
 }
+
+/// The reference auth server's HTTP/2, checked with AsyncHTTPClient.
+@Suite("ReferenceAuthServer: HTTP/2")
+struct ReferenceServerHTTP2Tests {
+    @Test(arguments: [true, false])
+    func theReferenceServerNegotiatesHTTP2OnlyWhenAsked(servesHTTP2: Bool) async throws {
+        var configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain())
+        configuration.servesHTTP2 = servesHTTP2
+        let server = try await ReferenceAuthServer.start(configuration)
+        do {
+            let versions = try await LoopbackHTTP2ServerTests.withClient { client in
+                try await withThrowingTaskGroup(of: (HTTPVersion, HTTPResponseStatus).self) { group in
+                    for _ in 0..<20 {
+                        group.addTask {
+                            let request = HTTPClientRequest(url: "https://localhost:\(server.port)/status/418")
+                            let response = try await client.execute(request, timeout: .seconds(20))
+                            return (response.version, response.status)
+                        }
+                    }
+                    return try await group.reduce(into: [(HTTPVersion, HTTPResponseStatus)]()) { $0.append($1) }
+                }
+            }
+            #expect(versions.count == 20)
+            #expect(versions.allSatisfy { $0.0 == (servesHTTP2 ? .http2 : .http1_1) && $0.1.code == 418 })
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+}

@@ -46,6 +46,10 @@ extension ReferenceAuthServer {
         /// handshake, as with servers and proxies that do not keep connections alive. Default
         /// false (keep-alive).
         public var closesEveryConnection = false
+        /// Whether the server offers HTTP/2 in ALPN (`h2`, then `http/1.1`), so a client that
+        /// offers `h2` gets one connection with many streams. Default false (HTTP/1.1 only, no
+        /// ALPN). ``closesEveryConnection`` applies to HTTP/1.1 connections only.
+        public var servesHTTP2 = false
 
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///

@@ -1,5 +1,7 @@
 public import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
@@ -83,6 +85,20 @@ public final class ReferenceAuthServer: Sendable {
         self.state.revokeAll()
     }
 
+    /// HTTP/1.1 over TLS, or HTTP/2 and HTTP/1.1 as ALPN decides.
+    private static func serverBuilder(_ configuration: Configuration, tls: TLSConfiguration) throws -> HTTPServerBuilder {
+        switch (configuration.servesHTTP2, configuration.closesEveryConnection) {
+        case (true, true):
+            return try .http2Upgrade(tlsConfiguration: tls, additionalChannelHandlers: [CloseAfterResponseHandler()])
+        case (true, false):
+            return try .http2Upgrade(tlsConfiguration: tls)
+        case (false, true):
+            return try .tls(.http1(additionalChannelHandlers: [CloseAfterResponseHandler()]), tlsConfiguration: tls)
+        case (false, false):
+            return try .tls(.http1(), tlsConfiguration: tls)
+        }
+    }
+
     /// Starts a server on 127.0.0.1 with an ephemeral port and returns once it accepts
     /// connections.
     ///
@@ -115,10 +131,7 @@ public final class ReferenceAuthServer: Sendable {
         let portPromise = PortPromise()
         let application = Application(
             responder: responder,
-            server: try .tls(
-                configuration.closesEveryConnection ? .http1(additionalChannelHandlers: [CloseAfterResponseHandler()]) : .http1(),
-                tlsConfiguration: tls
-            ),
+            server: try Self.serverBuilder(configuration, tls: tls),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: configuration.port)),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port {
