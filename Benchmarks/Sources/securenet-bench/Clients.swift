@@ -15,12 +15,14 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
     case project
     case asyncHTTPClient = "ahc"
     case limit
+    case wire
 
     var title: String {
         switch self {
         case .project: "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins)"
         case .asyncHTTPClient: "AsyncHTTPClient 1.37.0 (full verification)"
-        case .limit: "bare NIO + NIOSSL (verification off: the limit)"
+        case .limit: "bare NIO + NIOSSL, each request awaited from a task (the async limit: it pays the same task hop as the project)"
+        case .wire: "bare NIO + NIOSSL, each keep-alive request sent from the previous response on the event loop (the wire limit; keep-alive workloads only)"
         }
     }
 }
@@ -220,6 +222,158 @@ final class LimitHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         self.pending?.fail(error)
         self.pending = nil
+        context.close(promise: nil)
+    }
+}
+
+// MARK: - The wire limit: bare NIO + NIOSSL, next request sent from the previous response
+
+/// The strictest honest HTTP/1.1 client: `concurrency` keep-alive connections, each sending its
+/// next request from the end of the previous response, on the event loop. No task, continuation
+/// or executor hop per request, no pool, no redirect state: what the protocol forces and nothing
+/// else. Verification is off, as for ``LimitClient``.
+enum WireClient {
+    struct Tally: Sendable {
+        var latencies: [Double] = []
+        var bytes = 0
+        var failures = 0
+        var firstError: String?
+    }
+
+    /// Opens `concurrency` connections and runs `warmUp`, then `total`, requests over them.
+    /// Returns the measured phase's tally, wall seconds and process CPU µs.
+    static func run(
+        endpoint: ServerEndpoint,
+        group: any EventLoopGroup,
+        path: String,
+        warmUp: Int,
+        total: Int,
+        concurrency: Int
+    ) async throws -> (tally: Tally, wall: Double, cpu: Double) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        tls.applicationProtocols = ["http/1.1"]
+        let context = try NIOSSLContext(configuration: tls)
+        var channels: [any Channel] = []
+        for _ in 0..<concurrency {
+            channels.append(
+                try await ClientBootstrap(group: group)
+                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                            try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                            try channel.pipeline.syncOperations.addHandler(WireHandler(path: path, authority: endpoint.authority))
+                        }
+                    }
+                    .connect(host: endpoint.host, port: endpoint.port)
+                    .get()
+            )
+        }
+        func phase(_ requests: Int) async throws -> Tally {
+            var futures: [EventLoopFuture<Tally>] = []
+            for (index, channel) in channels.enumerated() {
+                let quota = requests / concurrency + (index < requests % concurrency ? 1 : 0)
+                let promise = channel.eventLoop.makePromise(of: Tally.self)
+                channel.writeAndFlush(WireHandler.Start(quota: quota, promise: promise), promise: nil)
+                futures.append(promise.futureResult)
+            }
+            var tally = Tally()
+            for future in futures {
+                let part = try await future.get()
+                tally.latencies += part.latencies
+                tally.bytes += part.bytes
+                tally.failures += part.failures
+                tally.firstError = tally.firstError ?? part.firstError
+            }
+            return tally
+        }
+        _ = try await phase(warmUp)
+        let cpuBefore = processCPUMicroseconds()
+        let start = nowNanoseconds()
+        let tally = try await phase(total)
+        let wall = Double(nowNanoseconds() - start) / 1e9
+        let cpu = processCPUMicroseconds() - cpuBefore
+        for channel in channels { try? await channel.close() }
+        return (tally, wall, cpu)
+    }
+}
+
+final class WireHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = Start
+    typealias OutboundOut = HTTPClientRequestPart
+
+    struct Start: Sendable {
+        let quota: Int
+        let promise: EventLoopPromise<WireClient.Tally>
+    }
+
+    private let head: HTTPRequestHead
+    private var remaining = 0
+    private var promise: EventLoopPromise<WireClient.Tally>?
+    private var tally = WireClient.Tally()
+    private var sentAt = NIODeadline.now()
+    private var status: HTTPResponseStatus = .ok
+    private var bodyBytes = 0
+
+    init(path: String, authority: String) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: authority)
+        self.head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let start = self.unwrapOutboundIn(data)
+        self.promise = start.promise
+        self.remaining = start.quota
+        self.tally = WireClient.Tally()
+        self.tally.latencies.reserveCapacity(start.quota)
+        promise?.succeed(())
+        if self.remaining > 0 { self.send(context) } else { self.finish() }
+    }
+
+    private func send(_ context: ChannelHandlerContext) {
+        self.sentAt = .now()
+        self.bodyBytes = 0
+        context.write(self.wrapOutboundOut(.head(self.head)), promise: nil)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private func finish() {
+        let promise = self.promise
+        self.promise = nil
+        promise?.succeed(self.tally)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            self.status = head.status
+        case .body(let part):
+            self.bodyBytes += part.readableBytes
+        case .end:
+            if self.status == .ok {
+                self.tally.latencies.append(Double((NIODeadline.now() - self.sentAt).nanoseconds) / 1_000)
+                self.tally.bytes += self.bodyBytes
+            } else {
+                self.tally.failures += 1
+                self.tally.firstError = self.tally.firstError ?? "status \(self.status.code)"
+            }
+            self.remaining -= 1
+            if self.remaining > 0 { self.send(context) } else { self.finish() }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.promise?.fail(BenchError("connection closed"))
+        self.promise = nil
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.promise?.fail(error)
+        self.promise = nil
         context.close(promise: nil)
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 struct SecureNetBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "securenet-bench",
-        abstract: "Benchmarks SecureNetworking against AsyncHTTPClient and a bare-NIO limit; writes Benchmarks/RESULTS.md.",
+        abstract: "Benchmarks SecureNetworking against AsyncHTTPClient and two bare-NIO limits (async and wire); writes Benchmarks/RESULTS.md.",
         subcommands: [RunAll.self, ServerCommand.self, ClientCommand.self, PKICommand.self],
         defaultSubcommand: RunAll.self
     )
@@ -25,7 +25,7 @@ struct ServerCommand: AsyncParsableCommand {
 struct ClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "client", abstract: "One client process running one workload (started by `run`).")
 
-    @Option(help: "project, ahc or limit.")
+    @Option(help: "project, ahc, limit or wire (keep-alive workloads only).")
     var kind: String
     @Option(help: "keepalive, newconn, large, tokens-expired, tokens-rejected, trust or store.")
     var workload: String

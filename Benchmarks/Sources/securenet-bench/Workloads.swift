@@ -88,6 +88,16 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
     case .project: client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency)
     case .asyncHTTPClient: client = try AHCClient(endpoint: endpoint, group: group, connections: workload.concurrency)
     case .limit: client = try LimitClient(endpoint: endpoint, group: group)
+    case .wire:
+        let result: RunResult
+        do {
+            result = try await runWireWorkload(workload, endpoint: endpoint, group: group)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        try await group.shutdownGracefully()
+        return result
     }
     let warm = await drive(client, path: workload.path, fresh: workload.fresh, total: workload.warmUp, concurrency: workload.concurrency)
     if warm.failures > 0 { throw BenchError("warm-up failed: \(warm.firstError ?? "?")") }
@@ -121,6 +131,35 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
         result.extra["clientConnectionsOpened"] = Double(statistics.connectionsOpened)
         result.extra["trustEvaluations"] = Double(statistics.trustEvaluations)
     }
+    return result
+}
+
+/// The wire limit's run: the same counts as the other clients, measured on the event loop.
+private func runWireWorkload(_ workload: NetworkWorkload, endpoint: ServerEndpoint, group: any EventLoopGroup) async throws -> RunResult {
+    guard !workload.fresh else { throw BenchError("the wire limit runs keep-alive workloads only") }
+    let (tally, wall, cpu) = try await WireClient.run(
+        endpoint: endpoint,
+        group: group,
+        path: workload.path,
+        warmUp: workload.warmUp,
+        total: workload.requests,
+        concurrency: workload.concurrency
+    )
+    let sorted = tally.latencies.sorted()
+    var result = RunResult(
+        client: ClientKind.wire.rawValue,
+        workload: workload.name,
+        concurrency: workload.concurrency,
+        requests: workload.requests - tally.failures,
+        failures: tally.failures,
+        wallSeconds: wall,
+        cpuMicroseconds: cpu,
+        p50Microseconds: percentile(sorted, 0.50),
+        p99Microseconds: percentile(sorted, 0.99),
+        bytes: tally.bytes,
+        peakRSSKiB: peakRSSKiB()
+    )
+    result.extra["warmUpRequests"] = Double(workload.warmUp)
     return result
 }
 
