@@ -175,6 +175,17 @@ struct ReferenceServerHTTP2Tests {
             }
             #expect(versions.count == 20)
             #expect(versions.allSatisfy { $0.0 == (servesHTTP2 ? .http2 : .http1_1) && $0.1.code == 418 })
+            let statistics = server.statistics
+            if servesHTTP2 {
+                // One connection carried the warm-up and the burst, one stream each.
+                #expect(statistics.connections == 1)
+                #expect(statistics.http2Connections == 1)
+                #expect(statistics.http2Streams == 21)
+            } else {
+                #expect(statistics.connections >= 1)
+                #expect(statistics.http2Connections == 0)
+                #expect(statistics.http2Streams == 0)
+            }
         } catch {
             await server.shutdown()
             throw error

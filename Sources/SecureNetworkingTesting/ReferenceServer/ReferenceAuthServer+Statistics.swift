@@ -13,6 +13,13 @@ extension ReferenceAuthServer {
         public var revokedFamilies = 0
         /// Every request the server answered, on any path.
         public var requests = 0
+        /// TLS connections that reached HTTP (each after a completed handshake), HTTP/1.1 and
+        /// HTTP/2.
+        public var connections = 0
+        /// Connections that negotiated HTTP/2.
+        public var http2Connections = 0
+        /// HTTP/2 streams the clients opened.
+        public var http2Streams = 0
 
         /// All counters at zero.
         public init() {}

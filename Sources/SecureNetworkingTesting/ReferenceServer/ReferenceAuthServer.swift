@@ -6,6 +6,7 @@ import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP2
 import NIOHTTPTypes
 import NIOSSL
 import SecureCrypto
@@ -85,18 +86,24 @@ public final class ReferenceAuthServer: Sendable {
         self.state.revokeAll()
     }
 
-    /// HTTP/1.1 over TLS, or HTTP/2 and HTTP/1.1 as ALPN decides.
-    private static func serverBuilder(_ configuration: Configuration, tls: TLSConfiguration) throws -> HTTPServerBuilder {
-        switch (configuration.servesHTTP2, configuration.closesEveryConnection) {
-        case (true, true):
-            return try .http2Upgrade(tlsConfiguration: tls, additionalChannelHandlers: [CloseAfterResponseHandler()])
-        case (true, false):
-            return try .http2Upgrade(tlsConfiguration: tls)
-        case (false, true):
-            return try .tls(.http1(additionalChannelHandlers: [CloseAfterResponseHandler()]), tlsConfiguration: tls)
-        case (false, false):
-            return try .tls(.http1(), tlsConfiguration: tls)
+    /// HTTP/1.1 over TLS, or HTTP/2 and HTTP/1.1 as ALPN decides; every HTTP/1.1 connection and
+    /// HTTP/2 stream is counted as its pipeline is built.
+    private static func serverBuilder(
+        _ configuration: Configuration,
+        tls: TLSConfiguration,
+        state: ReferenceServerState
+    ) throws -> HTTPServerBuilder {
+        let closes = configuration.closesEveryConnection
+        let handlers: @Sendable () -> [any RemovableChannelHandler] = {
+            closes ? [TrafficCounter(state: state), CloseAfterResponseHandler()] : [TrafficCounter(state: state)]
         }
+        if configuration.servesHTTP2 {
+            return try .http2Upgrade(
+                tlsConfiguration: tls,
+                configuration: HTTP2UpgradeChannel.Configuration(streamConfiguration: .init(additionalChannelHandlers: handlers()))
+            )
+        }
+        return try .tls(.http1(additionalChannelHandlers: handlers()), tlsConfiguration: tls)
     }
 
     /// Starts a server on 127.0.0.1 with an ephemeral port and returns once it accepts
@@ -131,7 +138,7 @@ public final class ReferenceAuthServer: Sendable {
         let portPromise = PortPromise()
         let application = Application(
             responder: responder,
-            server: try Self.serverBuilder(configuration, tls: tls),
+            server: try Self.serverBuilder(configuration, tls: tls, state: state),
             configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: configuration.port)),
             onServerRunning: { channel in
                 if let port = channel.localAddress?.port {
@@ -237,6 +244,27 @@ private final class PortPromise: Sendable {
                 if let result { continuation.resume(with: result) }
             }
         }
+    }
+}
+
+/// Counts the pipeline it is added to: an HTTP/1.1 connection, or an HTTP/2 stream with its ID.
+final class TrafficCounter: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+    typealias InboundIn = HTTPRequestPart
+
+    let state: ReferenceServerState
+
+    init(state: ReferenceServerState) {
+        self.state = state
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // An accepted connection's parent is the listening channel; an HTTP/2 stream's parent is
+        // its connection, whose parent is the listening channel. Only a stream has a stream ID
+        // (asking any other channel for it is a fatal error).
+        let stream = context.channel.parent?.parent == nil
+            ? nil
+            : (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).flatMap { $0 }.map { Int($0) }
+        self.state.recordPipeline(stream: stream)
     }
 }
 

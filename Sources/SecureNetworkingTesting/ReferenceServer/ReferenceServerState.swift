@@ -73,6 +73,23 @@ final class ReferenceServerState: Sendable {
 
     func calls(to path: String) -> Int { self.storage.withLockedValue { $0.callsByPath[path] ?? 0 } }
 
+    /// Counts a pipeline the server built: an HTTP/1.1 connection (`stream` nil) or an HTTP/2
+    /// stream (stream 1 is the first of a new connection).
+    func recordPipeline(stream: Int?) {
+        self.storage.withLockedValue { storage in
+            switch stream {
+            case nil:
+                storage.statistics.connections += 1
+            case 1:
+                storage.statistics.connections += 1
+                storage.statistics.http2Connections += 1
+                storage.statistics.http2Streams += 1
+            default:
+                storage.statistics.http2Streams += 1
+            }
+        }
+    }
+
     /// Counts a request to `path` (raw, without the query).
     func record(path: String) {
         self.storage.withLockedValue { storage in
