@@ -260,21 +260,30 @@ struct URLSessionDelegatePolicyTests {
 
     struct CompletionCase: Sendable, CustomStringConvertible {
         let name: String
-        let usesTLS: Bool
-        let challengeAccepted: Bool
+        var usesTLS = true
+        var challengeAccepted = false
         let connection: URLSessionDelegatePolicy.Connection?
+        var sessionAccepted = true
         let refused: Bool
 
         var description: String { self.name }
     }
 
     static let completionCases: [CompletionCase] = [
-        CompletionCase(name: "plain HTTP", usesTLS: false, challengeAccepted: false, connection: nil, refused: false),
-        CompletionCase(name: "own challenge accepted, new connection", usesTLS: true, challengeAccepted: true, connection: .init(isReused: false), refused: false),
-        CompletionCase(name: "own challenge accepted, no metrics", usesTLS: true, challengeAccepted: true, connection: nil, refused: false),
-        CompletionCase(name: "reused connection of the session", usesTLS: true, challengeAccepted: false, connection: .init(isReused: true), refused: false),
-        CompletionCase(name: "new connection without a challenge", usesTLS: true, challengeAccepted: false, connection: .init(isReused: false), refused: true),
-        CompletionCase(name: "neither a challenge nor metrics", usesTLS: true, challengeAccepted: false, connection: nil, refused: true),
+        CompletionCase(name: "plain HTTP", usesTLS: false, connection: nil, sessionAccepted: false, refused: false),
+        CompletionCase(name: "own challenge accepted, new connection", challengeAccepted: true, connection: .init(isReused: false), refused: false),
+        CompletionCase(name: "own challenge accepted, no metrics yet", challengeAccepted: true, connection: nil, refused: false),
+        CompletionCase(name: "reused connection of a session that accepted one", connection: .init(isReused: true), refused: false),
+        CompletionCase(name: "no metrics, session accepted a connection", connection: nil, refused: false),
+        CompletionCase(name: "new connection without a challenge", connection: .init(isReused: false), refused: true),
+        CompletionCase(
+            name: "new connection without a challenge, session accepted others",
+            connection: .init(isReused: false),
+            sessionAccepted: true,
+            refused: true
+        ),
+        CompletionCase(name: "reused connection, session accepted none", connection: .init(isReused: true), sessionAccepted: false, refused: true),
+        CompletionCase(name: "neither a challenge nor metrics, session accepted none", connection: nil, sessionAccepted: false, refused: true),
     ]
 
     @Test(arguments: completionCases)
@@ -282,7 +291,8 @@ struct URLSessionDelegatePolicyTests {
         let failure = Self.policy().completionFailure(
             usesTLS: testCase.usesTLS,
             challengeAccepted: testCase.challengeAccepted,
-            connection: testCase.connection
+            connection: testCase.connection,
+            sessionAcceptedAConnection: testCase.sessionAccepted
         )
         #expect(failure?.code == (testCase.refused ? .serverTrustFailure : nil))
     }

@@ -20,6 +20,8 @@ final class URLSessionTaskTable: @unchecked Sendable {
     private let policy: URLSessionDelegatePolicy
     private var entries: [Int: Entry] = [:]
     private var state = State.open
+    /// Whether any server-trust challenge on this session was accepted.
+    private var acceptedAConnection = false
 
     private enum State {
         case open
@@ -191,7 +193,13 @@ final class URLSessionTaskTable: @unchecked Sendable {
             self.lock.unlock()
             return
         }
-        let outcome = Self.outcome(of: entry, error: error, response: response, policy: self.policy)
+        let outcome = Self.outcome(
+            of: entry,
+            error: error,
+            response: response,
+            policy: self.policy,
+            sessionAcceptedAConnection: self.acceptedAConnection
+        )
         self.lock.unlock()
         self.finish(identifier, with: outcome)
     }
@@ -201,6 +209,7 @@ final class URLSessionTaskTable: @unchecked Sendable {
         self.lock.lock()
         defer { self.lock.unlock() }
         self.entries[identifier]?.challengeAccepted = true
+        self.acceptedAConnection = true
     }
 
     /// Records the connection the task's metrics report.
@@ -236,7 +245,8 @@ final class URLSessionTaskTable: @unchecked Sendable {
         of entry: Entry,
         error: (any Error)?,
         response: URLResponse?,
-        policy: URLSessionDelegatePolicy
+        policy: URLSessionDelegatePolicy,
+        sessionAcceptedAConnection: Bool
     ) -> URLSessionOutcome {
         if let failure = entry.failure {
             return .failure(failure)
@@ -248,7 +258,8 @@ final class URLSessionTaskTable: @unchecked Sendable {
         if let failure = policy.completionFailure(
             usesTLS: entry.requirements.usesTLS,
             challengeAccepted: entry.challengeAccepted,
-            connection: entry.connection
+            connection: entry.connection,
+            sessionAcceptedAConnection: sessionAcceptedAConnection
         ) {
             return .failure(failure)
         }

@@ -13,7 +13,7 @@ import ServerTrust
 ///    Security.framework said about the chain (validated, refused with a status, or not
 ///    evaluable) and applies ServerTrust's key rules and pins to the validated chain.
 ///
-/// When the task completes, ``completionFailure(usesTLS:challengeAccepted:connection:)`` decides
+/// When the task completes, ``completionFailure(usesTLS:challengeAccepted:connection:sessionAcceptedAConnection:)`` decides
 /// whether its response may be used: only a response that came over a connection this transport
 /// evaluated for the task's requirements is.
 struct URLSessionDelegatePolicy: Sendable {
@@ -228,26 +228,41 @@ struct URLSessionDelegatePolicy: Sendable {
     /// Why a completed task's response must not be used, or nil when it may.
     ///
     /// Each URLSession serves one ``ConnectionRequirements`` (see ``URLSessionPool``), so every
-    /// connection of a session was opened for the same origin and evaluated by the challenge of
-    /// the task that opened it. What remains to check per task: a response over TLS is used
-    /// only when this task's own challenge was accepted, or the task metrics show it reused a
-    /// connection of the session; a new connection that raised no challenge (which URLSession
-    /// should never do) fails closed, and so does a task with neither a challenge nor metrics.
+    /// connection of a session was opened for the same origin, and URLSession raises a
+    /// server-trust challenge when it opens one: a connection whose challenge was cancelled never
+    /// carries a request. What remains to check per task over TLS:
+    /// - its own challenge was accepted: the response came over the connection it evaluated;
+    /// - its metrics show a new connection and it raised no challenge (which URLSession should
+    ///   never do, for example a resumed TLS session that skipped it): refused;
+    /// - otherwise (a reused connection, or no metrics yet) the response is used only if the
+    ///   session has accepted at least one connection, the one the task must have reused.
     ///
     /// - Parameters:
     ///   - usesTLS: whether the request went over TLS.
     ///   - challengeAccepted: whether this task's own server-trust challenge was accepted.
-    ///   - connection: the connection of the task's last network transaction, from its metrics.
-    func completionFailure(usesTLS: Bool, challengeAccepted: Bool, connection: Connection?) -> SecureHTTPError? {
+    ///   - connection: the connection of the task's last network transaction, from its metrics;
+    ///     nil when the metrics have not arrived.
+    ///   - sessionAcceptedAConnection: whether the session has accepted any server-trust
+    ///     challenge.
+    func completionFailure(
+        usesTLS: Bool,
+        challengeAccepted: Bool,
+        connection: Connection?,
+        sessionAcceptedAConnection: Bool
+    ) -> SecureHTTPError? {
         guard usesTLS, !challengeAccepted else { return nil }
-        if let connection, connection.isReused {
-            return nil
+        if let connection, !connection.isReused {
+            return SecureHTTPError(
+                .serverTrustFailure,
+                "the response came over a new connection whose certificate chain this transport did not evaluate"
+            )
         }
-        return SecureHTTPError(
-            .serverTrustFailure,
-            connection == nil
-                ? "the response came over a connection whose certificate chain this transport did not evaluate (no challenge, no task metrics)"
-                : "the response came over a new connection whose certificate chain this transport did not evaluate"
-        )
+        guard sessionAcceptedAConnection else {
+            return SecureHTTPError(
+                .serverTrustFailure,
+                "the response came over a connection whose certificate chain this transport did not evaluate"
+            )
+        }
+        return nil
     }
 }
