@@ -57,4 +57,26 @@ struct ConnectionPoolLiveTests {
             #expect(!again.isActive)
         }
     }
+
+    /// No connection coalescing: a connection serves the origin (and requirements) it was
+    /// verified for, even when its certificate also covers another origin of the same server.
+    @Test func aConnectionServesOnlyTheOriginItWasVerifiedFor() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            let transport = try NIOHTTPTransport(configuration: Live.configuration())
+            // The leaf covers both `localhost` and `127.0.0.1`; both reach the same server.
+            for _ in 0..<3 {
+                for host in ["localhost", "127.0.0.1"] {
+                    let response = try await transport.send(get(url(server, "/\(host)", host: host)), body: nil)
+                    #expect(response.response.status == .ok)
+                }
+            }
+            await transport.shutdown()
+            let statistics = server.statistics
+            #expect(statistics.handshakesCompleted == 2)
+            let connections = Dictionary(grouping: statistics.requests, by: \.uri).mapValues { Set($0.map(\.connection)) }
+            #expect(connections["/localhost"]?.count == 1)
+            #expect(connections["/127.0.0.1"]?.count == 1)
+            #expect(connections["/localhost"] != connections["/127.0.0.1"])
+        }
+    }
 }

@@ -14,7 +14,9 @@ import ServerTrust
 /// (chain, host, policy) until the chain's earliest expiry; the response is read within the
 /// size limit and the request deadline; redirects follow ``RedirectPolicy``.
 ///
-/// HTTP/1.1 only: ALPN offers `http/1.1`. There is no response cache of any kind.
+/// HTTP/1.1 only: ALPN offers `http/1.1`. There is no response cache of any kind. A connection
+/// serves only the origin and requirements it was verified for: no connection coalescing across
+/// hosts, even when the certificate covers several names.
 ///
 /// Call ``shutdown()`` when done, or use ``withNIOHTTPTransport(configuration:eventLoopGroup:_:)``.
 public final class NIOHTTPTransport: HTTPTransport {
