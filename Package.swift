@@ -177,6 +177,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 // An HTTP/2 client of another stack, to check the test servers' HTTP/2.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ],
             swiftSettings: strictSettings
         ),

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import SecureNetworkingTesting
@@ -82,8 +83,12 @@ struct LoopbackHTTP2ServerTests {
     @Test func anHTTP2OnlyServerServesNoHTTP1() async throws {
         try await Self.withClient(.http1Only) { client in
             try await withLoopbackHTTPServer(try Self.tls(.http2Only)) { server in
-                await #expect(throws: (any Error).self) { try await Self.get(client, server) }
-                #expect(server.statistics.requests.isEmpty)
+                // The handshake completes (the client offers only http/1.1), then the server hangs up.
+                await #expect(throws: HTTPClientError.remoteConnectionClosed) { try await Self.get(client, server) }
+                let statistics = server.statistics
+                #expect(statistics.handshakesCompleted >= 1)
+                #expect(statistics.http2Connections == 0)
+                #expect(statistics.requests.isEmpty)
             }
         }
     }
@@ -137,7 +142,12 @@ struct LoopbackHTTP2ServerTests {
             }) { server in
                 _ = try await Self.get(client, server, "/warm-up")
                 async let sibling = Self.get(client, server, "/sibling")
-                await #expect(throws: (any Error).self) { try await Self.get(client, server, "/reset") }
+                do {
+                    _ = try await Self.get(client, server, "/reset")
+                    Issue.record("the reset stream produced a response")
+                } catch let error as NIOHTTP2Errors.StreamClosed {
+                    #expect(error.errorCode == .cancel)
+                }
                 let response = try await sibling
                 #expect(response.status == .ok)
                 #expect(response.version == .http2)

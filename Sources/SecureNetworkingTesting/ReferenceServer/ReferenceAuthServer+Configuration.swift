@@ -47,8 +47,8 @@ extension ReferenceAuthServer {
         /// false (keep-alive).
         public var closesEveryConnection = false
         /// Whether the server offers HTTP/2 in ALPN (`h2`, then `http/1.1`), so a client that
-        /// offers `h2` gets one connection with many streams. Default false (HTTP/1.1 only, no
-        /// ALPN). ``closesEveryConnection`` applies to HTTP/1.1 connections only.
+        /// offers `h2` gets one connection with many streams. Default false (HTTP/1.1 only; ALPN
+        /// offers `http/1.1`). ``closesEveryConnection`` applies to HTTP/1.1 connections only.
         public var servesHTTP2 = false
 
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
