@@ -97,9 +97,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     private let maximumResponseBodySize: Int
     private let pinValidationReporter: (@Sendable (PinValidationReport) -> Void)?
     private let clientCredential: URLSessionClientCredential?
+    /// The DER of the app-supplied anchors of the session's requirements, encoded once per
+    /// session rather than in every handshake.
+    private let anchorDER: [Data]
 
     init(
         policy: URLSessionDelegatePolicy,
+        anchorDER: [Data],
         maximumResponseBodySize: Int,
         pinValidationReporter: (@Sendable (PinValidationReport) -> Void)?,
         clientCredential: URLSessionClientCredential?
@@ -109,6 +113,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         self.maximumResponseBodySize = maximumResponseBodySize
         self.pinValidationReporter = pinValidationReporter
         self.clientCredential = clientCredential
+        self.anchorDER = anchorDER
         super.init()
     }
 
@@ -170,7 +175,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 )
                 return (.cancelAuthenticationChallenge, nil)
             }
-            let conclusion = self.policy.conclude(Self.evaluate(trust, for: requirements), requirements: requirements)
+            let evaluation = Self.evaluate(trust, for: requirements, anchorDER: self.anchorDER)
+            let conclusion = self.policy.conclude(evaluation, requirements: requirements)
             if let report = conclusion.pinReport {
                 self.pinValidationReporter?(report)
             }
@@ -215,9 +221,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// data); it runs once per new TLS connection.
     private static func evaluate(
         _ trust: SecTrust,
-        for requirements: ConnectionRequirements
+        for requirements: ConnectionRequirements,
+        anchorDER: [Data]
     ) -> URLSessionDelegatePolicy.PlatformEvaluation {
-        if let problem = Self.configure(trust, for: requirements) {
+        if let problem = Self.configure(trust, for: requirements, anchorDER: anchorDER) {
             return .unusable(problem)
         }
         var cfError: CFError?
@@ -243,9 +250,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
     }
 
-    /// Sets the SSL policy for the requested host and the policy's trust anchors on `trust`;
-    /// returns what went wrong, if anything.
-    private static func configure(_ trust: SecTrust, for requirements: ConnectionRequirements) -> String? {
+    /// Sets the SSL policy for the requested host and the policy's trust anchors (`anchorDER`,
+    /// the DER of `requirements.trustAnchors.certificates`) on `trust`; returns what went wrong,
+    /// if anything.
+    private static func configure(_ trust: SecTrust, for requirements: ConnectionRequirements, anchorDER: [Data]) -> String? {
         let host = requirements.host
         let policy = SecPolicyCreateSSL(true, host as CFString)
         guard SecTrustSetPolicies(trust, policy) == errSecSuccess else {
@@ -254,12 +262,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         let anchors = requirements.trustAnchors
         guard !anchors.includesSystemRoots || !anchors.certificates.isEmpty else { return nil }
 
-        let anchorDER: [Data]
-        do throws(SecureHTTPError) {
-            anchorDER = try Self.anchorCertificates(anchors)
-        } catch {
-            return error.message
-        }
         var certificates: [SecCertificate] = []
         for der in anchorDER {
             guard let certificate = SecCertificateCreateWithData(nil, der as CFData) else {

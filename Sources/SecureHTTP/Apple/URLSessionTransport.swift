@@ -248,6 +248,7 @@ struct URLSessionFactory: Sendable {
         configuration.waitsForConnectivity = false
         let delegate = URLSessionTransportDelegate(
             policy: self.policy,
+            anchorDER: try URLSessionTransportDelegate.anchorCertificates(requirements.trustAnchors),
             maximumResponseBodySize: self.maximumResponseBodySize,
             pinValidationReporter: self.pinValidationReporter,
             clientCredential: self.clientCredential
