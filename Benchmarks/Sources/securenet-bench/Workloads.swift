@@ -111,21 +111,7 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
 
     try await client.shutdown()
     try await group.shutdownGracefully()
-    let sorted = run.latencies.sorted()
-    var result = RunResult(
-        client: kind.rawValue,
-        workload: workload.name,
-        concurrency: workload.concurrency,
-        requests: workload.requests - run.failures,
-        failures: run.failures,
-        wallSeconds: wall,
-        cpuMicroseconds: cpu,
-        p50Microseconds: percentile(sorted, 0.50),
-        p99Microseconds: percentile(sorted, 0.99),
-        bytes: run.bytes,
-        peakRSSKiB: peakRSSKiB()
-    )
-    result.extra["warmUpRequests"] = Double(workload.warmUp)
+    var result = networkResult(workload, kind: kind, latencies: run.latencies, bytes: run.bytes, failures: run.failures, wall: wall, cpu: cpu)
     if kind == .project, let transport = (client as? ProjectClient)?.transport {
         let statistics = transport.statistics
         result.extra["clientConnectionsOpened"] = Double(statistics.connectionsOpened)
@@ -145,18 +131,33 @@ private func runWireWorkload(_ workload: NetworkWorkload, endpoint: ServerEndpoi
         total: workload.requests,
         concurrency: workload.concurrency
     )
-    let sorted = tally.latencies.sorted()
+    return networkResult(
+        workload, kind: .wire, latencies: tally.latencies, bytes: tally.bytes, failures: tally.failures, wall: wall, cpu: cpu
+    )
+}
+
+/// A network workload's result from what its measured phase recorded.
+private func networkResult(
+    _ workload: NetworkWorkload,
+    kind: ClientKind,
+    latencies: [Double],
+    bytes: Int,
+    failures: Int,
+    wall: Double,
+    cpu: Double
+) -> RunResult {
+    let sorted = latencies.sorted()
     var result = RunResult(
-        client: ClientKind.wire.rawValue,
+        client: kind.rawValue,
         workload: workload.name,
         concurrency: workload.concurrency,
-        requests: workload.requests - tally.failures,
-        failures: tally.failures,
+        requests: workload.requests - failures,
+        failures: failures,
         wallSeconds: wall,
         cpuMicroseconds: cpu,
         p50Microseconds: percentile(sorted, 0.50),
         p99Microseconds: percentile(sorted, 0.99),
-        bytes: tally.bytes,
+        bytes: bytes,
         peakRSSKiB: peakRSSKiB()
     )
     result.extra["warmUpRequests"] = Double(workload.warmUp)
