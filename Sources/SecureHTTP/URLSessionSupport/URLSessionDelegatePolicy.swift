@@ -139,6 +139,7 @@ struct URLSessionDelegatePolicy: Sendable {
                 )
             )
         }
+        // Normalised as every requirements host is (ASCII lower case, no trailing dot, no brackets).
         let challengedHost = ConnectionRequirements(host: challenge.host).host
         guard challengedHost == requirements.host, challenge.port == requirements.port else {
             return .cancel(
