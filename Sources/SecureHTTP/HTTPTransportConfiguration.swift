@@ -33,6 +33,66 @@ public struct HTTPTransportConfiguration: Sendable {
     /// The clock for certificate validity, pin-set expiry and the decision cache. Default: the
     /// system time.
     public var now: @Sendable () -> Date = { Date() }
+    /// The HTTP versions `NIOHTTPTransport` offers over TLS. Default ``HTTPVersions/automatic``:
+    /// ALPN offers `h2` then `http/1.1`, and the server's choice decides the connection type.
+    public var httpVersions: HTTPVersions = .automatic
+    /// How `NIOHTTPTransport` runs HTTP/2 connections.
+    public var http2 = HTTP2Options()
+
+    /// Which HTTP versions a transport offers in TLS's ALPN.
+    public struct HTTPVersions: Hashable, Sendable, CustomStringConvertible {
+        let offersHTTP2: Bool
+
+        /// HTTP/1.1 only: ALPN offers `http/1.1`.
+        public static let http1Only = HTTPVersions(offersHTTP2: false)
+        /// HTTP/2 when the server chooses it, HTTP/1.1 otherwise: ALPN offers `h2`, then
+        /// `http/1.1`.
+        ///
+        /// HTTP/2 is offered only when every TLS 1.2 cipher suite the connection offers is allowed
+        /// by RFC 9113 §9.2.2 (ECDHE with an AEAD cipher): a domain exception that adds CBC
+        /// suites, RSA key exchange or TLS below 1.2 makes its connections HTTP/1.1, because
+        /// BoringSSL does not tell which suite the server picked. Plain `http` is always HTTP/1.1
+        /// (there is no cleartext HTTP/2 here).
+        public static let automatic = HTTPVersions(offersHTTP2: true)
+
+        public var description: String { self.offersHTTP2 ? "automatic" : "http1Only" }
+    }
+
+    /// How HTTP/2 connections are pooled and kept.
+    public struct HTTP2Options: Hashable, Sendable {
+        /// The most HTTP/2 connections to one origin (per set of connection requirements and
+        /// lane). A second one is opened only when every stream the server allows
+        /// (`SETTINGS_MAX_CONCURRENT_STREAMS`) is in use on the first; requests beyond queue.
+        /// Default 1.
+        public var maximumConnectionsPerHost: Int
+        /// The receive window of each stream, announced as `SETTINGS_INITIAL_WINDOW_SIZE`:
+        /// how much of one response the server may send before the client reads it.
+        /// Default 1 MiB.
+        public var streamWindowSize: Int
+        /// The receive window of the whole connection. Default 8 MiB (AsyncHTTPClient's).
+        public var connectionWindowSize: Int
+        /// When set, a PING is sent after this long without any frame from the server, and the
+        /// connection is closed (failing its streams with ``SecureHTTPError/Code/connectionClosed``)
+        /// when its acknowledgement does not arrive within ``pingTimeout``. Default nil (off).
+        public var pingInterval: Duration?
+        /// How long a PING may wait for its acknowledgement. Default 10 s.
+        public var pingTimeout: Duration
+
+        /// Creates options; the defaults suit most APIs.
+        public init(
+            maximumConnectionsPerHost: Int = 1,
+            streamWindowSize: Int = 1 << 20,
+            connectionWindowSize: Int = 8 << 20,
+            pingInterval: Duration? = nil,
+            pingTimeout: Duration = .seconds(10)
+        ) {
+            self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+            self.streamWindowSize = min(max(65_535, streamWindowSize), (1 << 31) - 1)
+            self.connectionWindowSize = min(max(65_535, connectionWindowSize), (1 << 31) - 1)
+            self.pingInterval = pingInterval
+            self.pingTimeout = pingTimeout
+        }
+    }
 
     /// `Authorization`, `Cookie` and `Proxy-Authorization`.
     public static let defaultCrossOriginStrippedFields: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization]

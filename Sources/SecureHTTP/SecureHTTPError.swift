@@ -15,6 +15,7 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
             case invalidClientIdentity, connectionClosed, invalidResponse, responseTooLarge
             case insecureRedirect, tooManyRedirects, redirectLoop, invalidRedirect
             case cancelled, shutDown
+            case requestNotProcessed, streamReset
         }
 
         fileprivate let base: Base
@@ -74,6 +75,14 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let cancelled = Code(base: .cancelled)
         /// The transport has been shut down.
         public static let shutDown = Code(base: .shutDown)
+        /// The server said it did not process the request: an HTTP/2 `GOAWAY` whose last stream
+        /// id is below the request's stream, or `REFUSED_STREAM` (RFC 9113 §6.8, §8.7). The
+        /// transport retries idempotent requests once on a new connection; a request with another
+        /// method fails with this code, and the caller may send it again.
+        public static let requestNotProcessed = Code(base: .requestNotProcessed)
+        /// The server reset the HTTP/2 stream (`RST_STREAM` with an error other than
+        /// `REFUSED_STREAM`) before the response was complete.
+        public static let streamReset = Code(base: .streamReset)
     }
 
     /// What went wrong, as a stable code.
@@ -84,6 +93,9 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
     public let serverTrustError: ServerTrustError?
     /// For ``Code/serverTrustFailure`` from a pin mismatch: the pin report.
     public let pinReport: PinValidationReport?
+    /// Set by a transport when the request never reached the wire (an HTTP/2 stream that could
+    /// not be opened), so it may be sent again whatever its method.
+    var requestWasNotSent = false
 
     /// Creates an error. Never put a header value, body, token or key in `message`.
     public init(

@@ -31,10 +31,38 @@ public final class LoopbackHTTPServer: Sendable {
         public var httpVersions: HTTPVersions = .http1Only
         /// HTTP/2's `SETTINGS_MAX_CONCURRENT_STREAMS`. Default 100.
         public var maximumConcurrentStreams = 100
+        /// HTTP/2: when and how the first connection sends GOAWAY. Nil (the default): never.
+        public var goAway: GoAway?
+        /// HTTP/2: when false, a stream stops reading once its request's HEADERS arrived, so the
+        /// server grants no flow-control window beyond the initial 65,535 bytes and a larger
+        /// request body stalls (a request without a body is still answered). Default true.
+        public var readsStreams = true
 
         /// Serves `chain` with TLS 1.2 and 1.3 and NIOSSL's default suites.
         public init(chain: TestPKI.Chain) {
             self.chain = chain
+        }
+    }
+
+    /// A GOAWAY plan: once the client has opened ``afterStreams`` streams on the server's first
+    /// HTTP/2 connection, the server sends GOAWAY (NO_ERROR) whose last stream id is that of the
+    /// ``processedStreams``-th stream, telling the client that the streams after it were not
+    /// processed (RFC 9113 §6.8).
+    ///
+    /// The frame is written below the server's HTTP/2 handler, which therefore keeps the later
+    /// streams open instead of resetting them: the test's handler must not answer them (the
+    /// request's ``RecordedRequest/stream`` tells which they are), as a server that keeps its
+    /// word would not.
+    public struct GoAway: Sendable, Hashable {
+        /// The streams opened before GOAWAY is sent.
+        public var afterStreams: Int
+        /// The streams the GOAWAY keeps (the first ones); at most ``afterStreams``.
+        public var processedStreams: Int
+
+        /// A plan; `processedStreams` defaults to `afterStreams`.
+        public init(afterStreams: Int, processedStreams: Int? = nil) {
+            self.afterStreams = afterStreams
+            self.processedStreams = min(processedStreams ?? afterStreams, afterStreams)
         }
     }
 
@@ -87,6 +115,7 @@ public final class LoopbackHTTPServer: Sendable {
             case close
             case streamed(chunks: Int, chunkSize: Int)
             case delayed(milliseconds: Int64, Response)
+            case gated(Gate, Response)
         }
 
         let kind: Kind
@@ -120,9 +149,41 @@ public final class LoopbackHTTPServer: Sendable {
         /// Never answer (the connection stays open): for deadline tests.
         public static let stall = Response(kind: .stall)
 
+        /// `response`, once the test opens `gate` (at once if it is open already).
+        public static func after(_ gate: Gate, _ response: Response) -> Response {
+            Response(kind: .gated(gate, response))
+        }
+
         /// Close the connection without answering; over HTTP/2, close the request's stream
         /// (`RST_STREAM` with `CANCEL`) and leave the connection and its other streams alone.
         public static let close = Response(kind: .close)
+    }
+
+    /// A gate a test opens to release the responses waiting on it (``Response/after(_:_:)``).
+    public final class Gate: Sendable {
+        private let state = NIOLockedValueBox<(open: Bool, waiting: [@Sendable () -> Void])>((false, []))
+
+        /// A closed gate.
+        public init() {}
+
+        /// Opens the gate: the responses waiting on it are sent.
+        public func open() {
+            let waiting = self.state.withLockedValue { state in
+                state.open = true
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for release in waiting { release() }
+        }
+
+        func whenOpen(_ release: @escaping @Sendable () -> Void) {
+            let now = self.state.withLockedValue { state in
+                if state.open { return true }
+                state.waiting.append(release)
+                return false
+            }
+            if now { release() }
+        }
     }
 
     /// Counters of what the server saw.
@@ -141,8 +202,16 @@ public final class LoopbackHTTPServer: Sendable {
         public var http2Streams = 0
         /// The most HTTP/2 streams open at once on any one connection.
         public var peakConcurrentStreamsOnAConnection = 0
+        /// HTTP/2 streams the client reset (RST_STREAM) before they ended.
+        public var streamsResetByClient = 0
+        /// GOAWAY frames sent.
+        public var goAwaysSent = 0
+        /// HTTP/2 PING frames received (not acknowledgements; NIOHTTP2 answers each).
+        public var pingsReceived = 0
         /// Open HTTP/2 streams by connection number.
         var openStreams: [Int: Int] = [:]
+        /// HTTP/2 streams opened so far, by connection number.
+        var streamsOpened: [Int: Int] = [:]
         /// Requests received, in order.
         public var requests: [RecordedRequest] = []
     }
@@ -181,6 +250,8 @@ public final class LoopbackHTTPServer: Sendable {
         let sslContext = try tls.map { try NIOSSLContext(configuration: Self.serverConfiguration($0)) }
         let versions = tls?.httpVersions ?? .http1Only
         let maximumConcurrentStreams = tls?.maximumConcurrentStreams ?? 100
+        let goAwayPlan = tls?.goAway
+        let readsStreams = tls?.readsStreams ?? true
         let state = NIOLockedValueBox(Statistics())
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -208,6 +279,7 @@ public final class LoopbackHTTPServer: Sendable {
                         connection.initialSettings =
                             nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
                             + [HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)]
+                        try channel.pipeline.syncOperations.addHandler(RawFrameWriter())
                         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
                             mode: .server,
                             connectionConfiguration: connection,
@@ -215,17 +287,31 @@ public final class LoopbackHTTPServer: Sendable {
                         ) { stream in
                             stream.eventLoop.makeCompletedFuture {
                                 let id = try stream.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)
-                                state.withLockedValue { state in
+                                let goAway = state.withLockedValue { state in
                                     state.http2Streams += 1
                                     state.openStreams[number, default: 0] += 1
+                                    state.streamsOpened[number, default: 0] += 1
                                     state.peakConcurrentStreamsOnAConnection = max(
                                         state.peakConcurrentStreamsOnAConnection,
                                         state.openStreams[number, default: 0]
                                     )
+                                    let opened = state.streamsOpened[number, default: 0]
+                                    let goAway = opened == goAwayPlan?.afterStreams && state.goAwaysSent == 0
+                                    if goAway { state.goAwaysSent += 1 }
+                                    return goAway
                                 }
                                 stream.closeFuture.whenComplete { _ in
                                     state.withLockedValue { $0.openStreams[number, default: 1] -= 1 }
                                 }
+                                if goAway, let goAwayPlan, let parent = stream.parent {
+                                    // Client streams are odd: the n-th is 2n - 1.
+                                    let last = UInt32(2 * goAwayPlan.processedStreams - 1)
+                                    try parent.pipeline.syncOperations.handler(type: RawFrameWriter.self).goAway(lastStreamID: last)
+                                }
+                                if !readsStreams {
+                                    try stream.pipeline.syncOperations.addHandler(StopReadingAfterHeaders())
+                                }
+                                try stream.pipeline.syncOperations.addHandler(ResetCounter(state: state))
                                 try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
                                 try stream.pipeline.syncOperations.addHandler(
                                     RequestHandler(
@@ -237,6 +323,7 @@ public final class LoopbackHTTPServer: Sendable {
                                 )
                             }
                         }
+                        try channel.pipeline.syncOperations.addHandler(PingCounter(state: state))
                     }
                 }
                 guard let sslContext else { return http1(channel) }
@@ -321,6 +408,81 @@ private final class HandshakeCounter: ChannelInboundHandler, Sendable {
     }
 }
 
+/// Counts the streams a client resets (NIOHTTP2 reports them as `StreamClosed` errors).
+/// Writes frames below the HTTP/2 handler, so that its state machine does not act on them.
+private final class RawFrameWriter: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    /// GOAWAY with NO_ERROR (RFC 9113 §6.8): a 9-byte frame header, then the last stream id and
+    /// the error code.
+    func goAway(lastStreamID: UInt32) {
+        guard let context = self.context else { return }
+        var frame = context.channel.allocator.buffer(capacity: 17)
+        frame.writeInteger(UInt32(8) << 8 | 0x07)  // length 8 (24 bits), type GOAWAY
+        frame.writeInteger(UInt8(0))  // flags
+        frame.writeInteger(UInt32(0))  // stream 0
+        frame.writeInteger(lastStreamID & 0x7FFF_FFFF)
+        frame.writeInteger(UInt32(0))  // NO_ERROR
+        context.writeAndFlush(self.wrapOutboundOut(frame), promise: nil)
+    }
+}
+
+/// Stops reading a stream after its HEADERS: the DATA that follows is left unread, so no
+/// WINDOW_UPDATE reopens the window.
+private final class StopReadingAfterHeaders: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTP2Frame.FramePayload
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .headers = self.unwrapInboundIn(data) {
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        }
+        context.fireChannelRead(data)
+    }
+}
+
+/// Counts the PING frames a client sends (frames of stream 0 pass NIOHTTP2's handler).
+private final class PingCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTP2Frame
+    let state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>
+
+    init(state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>) {
+        self.state = state
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .ping(_, ack: false) = self.unwrapInboundIn(data).payload {
+            self.state.withLockedValue { $0.pingsReceived += 1 }
+        }
+        context.fireChannelRead(data)
+    }
+}
+
+private final class ResetCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    let state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>
+
+    init(state: NIOLockedValueBox<LoopbackHTTPServer.Statistics>) {
+        self.state = state
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOHTTP2Errors.StreamClosed {
+            self.state.withLockedValue { $0.streamsResetByClient += 1 }
+        }
+        context.fireErrorCaught(error)
+    }
+}
+
 private final class RequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -375,6 +537,15 @@ private final class RequestHandler: ChannelInboundHandler {
             return
         case .close:
             context.close(promise: nil)
+        case .gated(let gate, let response):
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            gate.whenOpen {
+                loop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.respond(context: context, response, keepAlive: keepAlive)
+                }
+            }
         case .delayed(let milliseconds, let response):
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .milliseconds(milliseconds)) {

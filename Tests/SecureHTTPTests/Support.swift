@@ -78,3 +78,33 @@ func withTransport<R: Sendable>(
 ) async throws -> R {
     try await withNIOHTTPTransport(configuration: configuration, body)
 }
+
+/// The two protocols the live TLS tests run over: the server offers `h2` in ALPN for HTTP/2,
+/// nothing (HTTP/1.1) otherwise; the transport offers both.
+enum WireProtocol: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case http1 = "HTTP/1.1"
+    case http2 = "HTTP/2"
+
+    var serverVersions: LoopbackHTTPServer.HTTPVersions { self == .http1 ? .http1Only : .http2OrHTTP1 }
+    var testDescription: String { self.rawValue }
+}
+
+extension Live {
+    /// A server for `chain` speaking `wire`.
+    static func tls(
+        _ chain: TestPKI.Chain,
+        over wire: WireProtocol,
+        _ configure: (inout LoopbackHTTPServer.TLS) -> Void = { _ in }
+    ) -> LoopbackHTTPServer.TLS {
+        Live.tls(chain) { tls in
+            tls.httpVersions = wire.serverVersions
+            configure(&tls)
+        }
+    }
+}
+
+/// Asserts that the server served at least one request and every one over `wire`.
+func expectNegotiated(_ wire: WireProtocol, on server: LoopbackHTTPServer, sourceLocation: SourceLocation = #_sourceLocation) {
+    let versions = Set(server.statistics.requests.map(\.httpVersion))
+    #expect(versions == [wire.rawValue], sourceLocation: sourceLocation)
+}

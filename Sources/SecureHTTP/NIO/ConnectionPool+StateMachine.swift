@@ -1,6 +1,13 @@
 /// The pool's bookkeeping without I/O (AsyncHTTPClient's idea: a state machine that returns
-/// actions, tested on its own). Per key it tracks idle and leased connections, connections
-/// being opened, and requests waiting for capacity.
+/// actions, tested on its own). Per key it tracks idle and leased HTTP/1.1 connections, HTTP/2
+/// connections with their streams in use, connections being opened, and requests waiting for
+/// capacity.
+///
+/// A key that may multiplex (TLS, with `h2` offered) opens one connection at a time until the
+/// first one says which protocol the server chose: requests that arrive meanwhile wait for it,
+/// so a burst on a new transport costs one handshake, not one per request. An HTTP/2 connection
+/// then takes up to the server's `SETTINGS_MAX_CONCURRENT_STREAMS` of them at once; an HTTP/1.1
+/// answer lets the waiters open connections up to the per-key cap, as before.
 struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashable & Sendable, WaiterID: Hashable & Sendable>: Sendable {
     enum LeaseAction: Equatable {
         /// Use this idle connection.
@@ -31,34 +38,85 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
         case handOver(ConnectionID, to: WaiterID)
     }
 
+    /// Which protocol a key's connections speak, as far as the pool knows.
+    enum KnownProtocol: Sendable, Equatable {
+        case unknown, http1, http2
+    }
+
+    /// What an opened connection turned out to be.
+    enum Negotiated: Sendable, Equatable {
+        case http1
+        /// HTTP/2, with the server's `SETTINGS_MAX_CONCURRENT_STREAMS`.
+        case http2(maximumStreams: Int)
+    }
+
+    /// An HTTP/2 connection: streams in use, the server's limit, and whether it is going away
+    /// (GOAWAY received, or the pool shut down): then it takes no new stream and closes once
+    /// its last stream ends.
+    struct Multiplexed: Sendable, Equatable {
+        var used: Int
+        var maximum: Int
+        var draining = false
+
+        var hasCapacity: Bool { !self.draining && self.used < self.maximum }
+    }
+
     private struct Entry: Sendable {
         var idle: [ConnectionID] = []
         var leased: Set<ConnectionID> = []
         var connecting = 0
         var waiters: [WaiterID] = []
+        /// HTTP/2 connections in the order they were opened (a new stream goes to the oldest
+        /// with room, so the newer ones can go idle and close).
+        var multiplexed: [(id: ConnectionID, state: Multiplexed)] = []
+        var known = KnownProtocol.unknown
+        var mayMultiplex = false
 
         var open: Int { self.idle.count + self.leased.count + self.connecting }
-        var isEmpty: Bool { self.open == 0 && self.waiters.isEmpty }
+        var isEmpty: Bool { self.open == 0 && self.waiters.isEmpty && self.multiplexed.isEmpty && self.known == .unknown }
+        var liveMultiplexed: Int { self.multiplexed.count(where: { !$0.state.draining }) }
+
+        /// Takes a stream on the oldest HTTP/2 connection with room.
+        mutating func takeStream() -> ConnectionID? {
+            guard let index = self.multiplexed.firstIndex(where: { $0.state.hasCapacity }) else { return nil }
+            self.multiplexed[index].state.used += 1
+            return self.multiplexed[index].id
+        }
+
+        /// Whether requests of this key should wait for a connection being opened rather than
+        /// open one more: HTTP/2 (or not yet known) with a connection already on its way or
+        /// the HTTP/2 cap reached.
+        func waitsForMultiplexed(maximumMultiplexed: Int) -> Bool {
+            guard self.mayMultiplex, self.known != .http1 else { return false }
+            return self.connecting > 0 || (self.known == .http2 && self.liveMultiplexed >= maximumMultiplexed)
+        }
     }
 
     let maximumPerKey: Int
+    let maximumMultiplexedPerKey: Int
     private var entries: [Key: Entry] = [:]
     private(set) var isShutDown = false
 
-    init(maximumPerKey: Int) {
+    init(maximumPerKey: Int, maximumMultiplexedPerKey: Int = 1) {
         self.maximumPerKey = max(1, maximumPerKey)
+        self.maximumMultiplexedPerKey = max(1, maximumMultiplexedPerKey)
     }
 
-    /// A request wants a connection for `key`.
-    mutating func lease(_ key: Key, waiter: WaiterID) -> LeaseAction {
+    /// A request wants a connection for `key`. `mayMultiplex` says whether the key's
+    /// connections may turn out to be HTTP/2 (TLS with `h2` offered).
+    mutating func lease(_ key: Key, waiter: WaiterID, mayMultiplex: Bool = false) -> LeaseAction {
         if self.isShutDown { return .fail }
-        let maximum = self.maximumPerKey
+        let (maximum, maximumMultiplexed) = (self.maximumPerKey, self.maximumMultiplexedPerKey)
         return self.update(key) { entry in
+            entry.mayMultiplex = mayMultiplex
+            if let id = entry.takeStream() {
+                return .use(id)
+            }
             if let id = entry.idle.popLast() {
                 entry.leased.insert(id)
                 return .use(id)
             }
-            if entry.open < maximum {
+            if !entry.waitsForMultiplexed(maximumMultiplexed: maximumMultiplexed), entry.open < maximum {
                 entry.connecting += 1
                 return .connect
             }
@@ -67,21 +125,94 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
         }
     }
 
-    /// A connection opened for a `.connect` action; it is leased by whoever asked.
+    /// An HTTP/1.1 connection opened for a `.connect` action; it is leased by whoever asked.
     mutating func connected(_ key: Key, _ id: ConnectionID) {
-        self.update(key) { entry in
+        _ = self.connected(key, id, .http1)
+    }
+
+    /// A connection opened for a `.connect` action; whoever asked uses it (a stream of it, for
+    /// HTTP/2). Returns what to do for the waiters: streams of an HTTP/2 connection handed out
+    /// up to the server's limit; after an HTTP/1.1 one, connects up to the per-key cap.
+    mutating func connected(_ key: Key, _ id: ConnectionID, _ negotiated: Negotiated) -> [WakeAction] {
+        let isShutDown = self.isShutDown
+        let limits = self.limits
+        return self.update(key) { entry in
             entry.connecting -= 1
-            entry.leased.insert(id)
+            switch negotiated {
+            case .http1:
+                entry.known = .http1
+                entry.leased.insert(id)
+            case .http2(let maximumStreams):
+                entry.known = .http2
+                entry.multiplexed.append((id, Multiplexed(used: 1, maximum: maximumStreams, draining: isShutDown)))
+            }
+            return Self.wakeAll(&entry, limits)
         }
     }
 
     /// Opening a connection failed; its capacity goes to the first waiter, if any.
     mutating func connectFailed(_ key: Key) -> WakeAction {
         guard self.entries[key] != nil else { return .none }
-        let (isShutDown, maximum) = (self.isShutDown, self.maximumPerKey)
+        let limits = self.limits
         return self.update(key) { entry in
             entry.connecting -= 1
-            return Self.wake(&entry, isShutDown: isShutDown, maximumPerKey: maximum)
+            return Self.wake(&entry, limits)
+        }
+    }
+
+    /// A stream of an HTTP/2 connection ended. Returns whether to close the connection (it is
+    /// draining and that was its last stream) and what to do for a waiter.
+    mutating func releaseStream(_ key: Key, _ id: ConnectionID) -> (close: Bool, then: WakeAction) {
+        guard let index = self.entries[key]?.multiplexed.firstIndex(where: { $0.id == id }) else { return (false, .none) }
+        let limits = self.limits
+        return self.update(key) { entry in
+            entry.multiplexed[index].state.used -= 1
+            let state = entry.multiplexed[index].state
+            if state.draining {
+                if state.used == 0 {
+                    entry.multiplexed.remove(at: index)
+                    return (true, Self.wake(&entry, limits))
+                }
+                return (false, .none)
+            }
+            return (false, Self.wake(&entry, limits))
+        }
+    }
+
+    /// The server changed `SETTINGS_MAX_CONCURRENT_STREAMS` of an HTTP/2 connection.
+    mutating func streamLimitChanged(_ key: Key, _ id: ConnectionID, to maximum: Int) -> [WakeAction] {
+        guard let index = self.entries[key]?.multiplexed.firstIndex(where: { $0.id == id }) else { return [] }
+        let limits = self.limits
+        return self.update(key) { entry in
+            entry.multiplexed[index].state.maximum = maximum
+            return Self.wakeAll(&entry, limits)
+        }
+    }
+
+    /// An HTTP/2 connection received GOAWAY: it takes no new stream, and the waiters may open
+    /// another connection. Returns whether to close it now (no stream in use).
+    mutating func goingAway(_ key: Key, _ id: ConnectionID) -> (close: Bool, then: [WakeAction]) {
+        guard let index = self.entries[key]?.multiplexed.firstIndex(where: { $0.id == id }) else { return (false, []) }
+        let limits = self.limits
+        return self.update(key) { entry in
+            entry.multiplexed[index].state.draining = true
+            var close = false
+            if entry.multiplexed[index].state.used == 0 {
+                entry.multiplexed.remove(at: index)
+                close = true
+            }
+            return (close, Self.wakeAll(&entry, limits))
+        }
+    }
+
+    /// An HTTP/2 connection closed (idle timeout, server, error). Its streams fail on their own
+    /// and their releases find nothing; the waiters may open another connection.
+    mutating func multiplexedConnectionGone(_ key: Key, _ id: ConnectionID) -> [WakeAction] {
+        guard self.entries[key]?.multiplexed.contains(where: { $0.id == id }) == true else { return [] }
+        let limits = self.limits
+        return self.update(key) { entry in
+            entry.multiplexed.removeAll { $0.id == id }
+            return Self.wakeAll(&entry, limits)
         }
     }
 
@@ -90,7 +221,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
         guard self.entries[key]?.leased.contains(id) == true else {
             return .close(id, then: .none)
         }
-        let (isShutDown, maximum) = (self.isShutDown, self.maximumPerKey)
+        let limits = self.limits
+        let isShutDown = self.isShutDown
         return self.update(key) { entry in
             entry.leased.remove(id)
             if reusable && !isShutDown {
@@ -102,7 +234,7 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
                 entry.idle.append(id)
                 return .park(id)
             }
-            return .close(id, then: Self.wake(&entry, isShutDown: isShutDown, maximumPerKey: maximum))
+            return .close(id, then: Self.wake(&entry, limits))
         }
     }
 
@@ -110,10 +242,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
     /// (and is now forgotten); a leased one is left to its `release`.
     mutating func idleConnectionGone(_ key: Key, _ id: ConnectionID) -> (wasIdle: Bool, then: WakeAction) {
         guard self.entries[key]?.idle.contains(id) == true else { return (false, .none) }
-        let (isShutDown, maximum) = (self.isShutDown, self.maximumPerKey)
+        let limits = self.limits
         return self.update(key) { entry in
             entry.idle.removeAll { $0 == id }
-            return (true, Self.wake(&entry, isShutDown: isShutDown, maximumPerKey: maximum))
+            return (true, Self.wake(&entry, limits))
         }
     }
 
@@ -126,7 +258,8 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
         return true
     }
 
-    /// Shuts the pool: returns the idle connections to close and the waiters to fail.
+    /// Shuts the pool: returns the idle connections to close (HTTP/2 ones without a stream in
+    /// use among them; the others drain) and the waiters to fail.
     mutating func shutDown() -> (close: [ConnectionID], fail: [WaiterID]) {
         self.isShutDown = true
         var close: [ConnectionID] = []
@@ -137,6 +270,10 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
                 fail += entry.waiters
                 entry.idle = []
                 entry.waiters = []
+                close += entry.multiplexed.filter { $0.state.used == 0 }.map(\.id)
+                entry.multiplexed.removeAll { $0.state.used == 0 }
+                for index in entry.multiplexed.indices { entry.multiplexed[index].state.draining = true }
+                entry.known = .unknown
             }
         }
         return (close, fail)
@@ -148,15 +285,48 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
         return (entry.idle.count, entry.leased.count, entry.connecting, entry.waiters.count)
     }
 
-    private static func wake(_ entry: inout Entry, isShutDown: Bool, maximumPerKey: Int) -> WakeAction {
-        guard !isShutDown, !entry.waiters.isEmpty else { return .none }
+    /// The HTTP/2 connections of `key` with their streams in use.
+    func multiplexed(_ key: Key) -> [Multiplexed] {
+        (self.entries[key]?.multiplexed ?? []).map(\.state)
+    }
+
+    /// What waking a waiter depends on, copied out of `self` so that `entries` can be updated
+    /// in place meanwhile.
+    private struct Limits {
+        let isShutDown: Bool
+        let maximumPerKey: Int
+        let maximumMultiplexedPerKey: Int
+    }
+
+    private var limits: Limits {
+        Limits(isShutDown: self.isShutDown, maximumPerKey: self.maximumPerKey, maximumMultiplexedPerKey: self.maximumMultiplexedPerKey)
+    }
+
+    /// Gives capacity to the first waiter: a stream, an idle connection, or a connect slot.
+    private static func wake(_ entry: inout Entry, _ limits: Limits) -> WakeAction {
+        guard !limits.isShutDown, !entry.waiters.isEmpty else { return .none }
+        if let id = entry.takeStream() {
+            return .handOver(id, to: entry.waiters.removeFirst())
+        }
         if let id = entry.idle.popLast() {
             entry.leased.insert(id)
             return .handOver(id, to: entry.waiters.removeFirst())
         }
-        guard entry.open < maximumPerKey else { return .none }
+        guard !entry.waitsForMultiplexed(maximumMultiplexed: limits.maximumMultiplexedPerKey), entry.open < limits.maximumPerKey else {
+            return .none
+        }
         entry.connecting += 1
         return .connect(for: entry.waiters.removeFirst())
+    }
+
+    /// Wakes waiters while there is capacity for them.
+    private static func wakeAll(_ entry: inout Entry, _ limits: Limits) -> [WakeAction] {
+        var actions: [WakeAction] = []
+        while true {
+            let action = Self.wake(&entry, limits)
+            if action == .none { return actions }
+            actions.append(action)
+        }
     }
 
     /// Runs `body` on the entry for `key` in place (no copy of its sets), then forgets the

@@ -53,7 +53,7 @@ final class ConnectionPool: Sendable {
     }
 
     private enum Grant: Sendable {
-        case connection(HTTP1Connection)
+        case connection(PooledConnection)
         case connect
     }
 
@@ -67,11 +67,11 @@ final class ConnectionPool: Sendable {
         case failed(SecureHTTPError)
     }
 
-    private typealias Machine = ConnectionPoolStateMachine<Key, HTTP1Connection.ID, Int>
+    private typealias Machine = ConnectionPoolStateMachine<Key, PooledConnection.ID, Int>
 
     private struct State: Sendable {
         var machine: Machine
-        var connections: [HTTP1Connection.ID: HTTP1Connection] = [:]
+        var connections: [PooledConnection.ID: PooledConnection] = [:]
         var waiters: [Int: Waiter] = [:]
         var sslContexts: [ConnectionRequirements: NIOSSLContext] = [:]
         var nextID = 0
@@ -86,7 +86,7 @@ final class ConnectionPool: Sendable {
     private struct Effects {
         var resume: [(CheckedContinuation<Grant, any Error>, Result<Grant, SecureHTTPError>)] = []
         var cancelTimers: [Task<Void, Never>] = []
-        var close: [HTTP1Connection] = []
+        var close: [PooledConnection] = []
 
         func run() {
             for timer in self.cancelTimers { timer.cancel() }
@@ -98,7 +98,7 @@ final class ConnectionPool: Sendable {
     }
 
     private enum LeaseStep {
-        case use(HTTP1Connection)
+        case use(PooledConnection)
         case retry(Effects)
         case connect
         case wait(Int)
@@ -126,7 +126,14 @@ final class ConnectionPool: Sendable {
         self.evaluator = ServerTrust(configuration: configuration.serverTrust)
         self.cache = cache
         self.counters = counters
-        self.state = NIOLockedValueBox(State(machine: Machine(maximumPerKey: configuration.maximumConnectionsPerHost)))
+        self.state = NIOLockedValueBox(
+            State(
+                machine: Machine(
+                    maximumPerKey: configuration.maximumConnectionsPerHost,
+                    maximumMultiplexedPerKey: configuration.http2.maximumConnectionsPerHost
+                )
+            )
+        )
     }
 
     /// Requests registered as waiting for a connection (for tests that must know a request has
@@ -135,13 +142,15 @@ final class ConnectionPool: Sendable {
 
     /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
     /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
-    func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: HTTP1Connection, isFresh: Bool) {
+    func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
+        let mayMultiplex = TLSSetup.offersHTTP2(key.requirements, versions: self.configuration.httpVersions)
         while true {
             let step = self.state.withLockedValue { state -> LeaseStep in
                 let waiter = state.makeID()
-                switch state.machine.lease(key, waiter: waiter) {
+                switch state.machine.lease(key, waiter: waiter, mayMultiplex: mayMultiplex) {
                 case .use(let id):
                     if let connection = state.connections[id], connection.isActive {
+                        connection.beginExchange()
                         return .use(connection)
                     }
                     var effects = Effects()
@@ -181,8 +190,11 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    /// Gives a connection back; a reusable one is parked or handed to a waiting request.
-    func release(_ connection: HTTP1Connection, key: Key, reusable: Bool) {
+    /// Gives a connection back (for HTTP/2, the stream's share of it); a reusable HTTP/1.1
+    /// connection is parked or handed to a waiting request, an HTTP/2 stream slot goes to a
+    /// waiting request.
+    func release(_ connection: PooledConnection, key: Key, reusable: Bool) {
+        connection.endExchange()
         let reusable = reusable && connection.isActive
         let effects = self.state.withLockedValue { state in
             var effects = Effects()
@@ -204,7 +216,7 @@ final class ConnectionPool: Sendable {
             for waiter in fail {
                 Self.fail(&state, waiter: waiter, SecureHTTPError(.shutDown, "the transport has been shut down"), &effects)
             }
-            return (effects, effects.close.map(\.channel.closeFuture))
+            return (effects, effects.close.map(\.closeFuture))
         }
         effects.run()
         for future in closing {
@@ -212,7 +224,20 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    private static func release(_ state: inout State, id: HTTP1Connection.ID, key: Key, reusable: Bool, _ effects: inout Effects) {
+    private static func release(_ state: inout State, id: PooledConnection.ID, key: Key, reusable: Bool, _ effects: inout Effects) {
+        if case .http2(let connection, _) = state.connections[id] {
+            let (close, wake) = state.machine.releaseStream(key, id)
+            if close, let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
+            Self.perform(&state, wake, key: key, &effects)
+            if !close, !connection.isActive {
+                // Closed before its close future told the pool: no new stream goes to it.
+                state.connections[id] = nil
+                for wake in state.machine.multiplexedConnectionGone(key, id) {
+                    Self.perform(&state, wake, key: key, &effects)
+                }
+            }
+            return
+        }
         switch state.machine.release(key, id, reusable: reusable) {
         case .park:
             break  // the connection keeps its own idle timer
@@ -224,14 +249,46 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    private func idleConnectionGone(_ id: HTTP1Connection.ID, key: Key) {
+    private func idleConnectionGone(_ id: PooledConnection.ID, key: Key) {
         let effects = self.state.withLockedValue { state in
             var effects = Effects()
+            if case .http2 = state.connections[id] {
+                // Its streams fail on their own; new requests go elsewhere.
+                state.connections[id] = nil
+                for wake in state.machine.multiplexedConnectionGone(key, id) {
+                    Self.perform(&state, wake, key: key, &effects)
+                }
+                return effects
+            }
             let (wasIdle, wake) = state.machine.idleConnectionGone(key, id)
             if wasIdle, let connection = state.connections.removeValue(forKey: id) {
                 effects.close.append(connection)
             }
             Self.perform(&state, wake, key: key, &effects)
+            return effects
+        }
+        effects.run()
+    }
+
+    /// The server changed an HTTP/2 connection's stream limit.
+    private func streamLimitChanged(_ id: PooledConnection.ID, key: Key, to maximum: Int) {
+        let effects = self.state.withLockedValue { state in
+            var effects = Effects()
+            for wake in state.machine.streamLimitChanged(key, id, to: maximum) {
+                Self.perform(&state, wake, key: key, &effects)
+            }
+            return effects
+        }
+        effects.run()
+    }
+
+    /// An HTTP/2 connection received GOAWAY: no new streams on it; closed now if none is open.
+    private func goingAway(_ id: PooledConnection.ID, key: Key) {
+        let effects = self.state.withLockedValue { state in
+            var effects = Effects()
+            let (close, wakes) = state.machine.goingAway(key, id)
+            if close, let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
+            for wake in wakes { Self.perform(&state, wake, key: key, &effects) }
             return effects
         }
         effects.run()
@@ -248,6 +305,7 @@ final class ConnectionPool: Sendable {
                 Self.release(&state, id: id, key: key, reusable: false, &effects)
                 return
             }
+            connection.beginExchange()
         case .connect(let waiter):
             guard Self.grant(&state, waiter: waiter, .connect, &effects) else {
                 Self.perform(&state, state.machine.connectFailed(key), key: key, &effects)
@@ -345,9 +403,9 @@ final class ConnectionPool: Sendable {
         effects.run()
     }
 
-    private func open(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> HTTP1Connection {
+    private func open(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> PooledConnection {
         let id = self.state.withLockedValue { $0.makeID() }
-        let connection: HTTP1Connection
+        let connection: PooledConnection
         do {
             let context = try self.sslContext(for: key.requirements)
             let (evaluator, cache, counters, reporter) = (
@@ -355,11 +413,12 @@ final class ConnectionPool: Sendable {
             )
             let requirements = key.requirements
             let now = self.configuration.now
-            connection = try await HTTP1Connection.connect(
+            connection = try await ConnectionSetup.connect(
                 id: id,
                 origin: key.origin,
                 requirements: requirements,
                 sslContext: context,
+                offersHTTP2: TLSSetup.offersHTTP2(requirements, versions: self.configuration.httpVersions),
                 makeTrust: {
                     HandshakeTrust(
                         requirements: requirements,
@@ -372,6 +431,11 @@ final class ConnectionPool: Sendable {
                 },
                 group: self.group,
                 timeouts: self.configuration.timeouts,
+                http2: self.configuration.http2,
+                http2Events: HTTP2ConnectionEvents(
+                    streamLimitChanged: { [weak self] maximum in self?.streamLimitChanged(id, key: key, to: maximum) },
+                    goingAway: { [weak self] in self?.goingAway(id, key: key) }
+                ),
                 deadline: deadline,
                 onClose: { [weak self] in self?.idleConnectionGone(id, key: key) }
             )
@@ -385,11 +449,24 @@ final class ConnectionPool: Sendable {
             throw error
         }
         self.counters.increment(\.connectionsOpened)
-        let isShutDown = self.state.withLockedValue { state in
-            state.machine.connected(key, id)
-            state.connections[id] = connection
-            return state.machine.isShutDown
+        let negotiated: Machine.Negotiated
+        switch connection {
+        case .http1:
+            negotiated = .http1
+        case .http2(_, let maximumStreams):
+            self.counters.increment(\.http2ConnectionsOpened)
+            negotiated = .http2(maximumStreams: maximumStreams)
         }
+        let (isShutDown, effects) = self.state.withLockedValue { state in
+            var effects = Effects()
+            state.connections[id] = connection
+            connection.beginExchange()
+            for wake in state.machine.connected(key, id, negotiated) {
+                Self.perform(&state, wake, key: key, &effects)
+            }
+            return (state.machine.isShutDown, effects)
+        }
+        effects.run()
         if isShutDown {
             self.release(connection, key: key, reusable: false)
             throw SecureHTTPError(.shutDown, "the transport has been shut down")
@@ -402,7 +479,11 @@ final class ConnectionPool: Sendable {
         if let context = self.state.withLockedValue({ $0.sslContexts[requirements] }) { return context }
         do {
             let context = try NIOSSLContext(
-                configuration: TLSSetup.configuration(for: requirements, identity: self.identity)
+                configuration: TLSSetup.configuration(
+                    for: requirements,
+                    identity: self.identity,
+                    offersHTTP2: TLSSetup.offersHTTP2(requirements, versions: self.configuration.httpVersions)
+                )
             )
             // Two first connections may both build one; either serves.
             self.state.withLockedValue { $0.sslContexts[requirements] = context }

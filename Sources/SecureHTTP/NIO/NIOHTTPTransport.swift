@@ -14,9 +14,19 @@ import ServerTrust
 /// (chain, host, policy) until the chain's earliest expiry; the response is read within the
 /// size limit and the request deadline; redirects follow ``RedirectPolicy``.
 ///
-/// HTTP/1.1 only: ALPN offers `http/1.1`. There is no response cache of any kind. A connection
-/// serves only the origin and requirements it was verified for: no connection coalescing across
-/// hosts, even when the certificate covers several names.
+/// ALPN offers `h2` then `http/1.1` (``HTTPTransportConfiguration/httpVersions``), and the
+/// server's choice decides the connection: HTTP/2 carries many requests at once on one
+/// connection per origin, each on its own stream, up to the server's
+/// `SETTINGS_MAX_CONCURRENT_STREAMS`; HTTP/1.1 carries one at a time on up to
+/// ``HTTPTransportConfiguration/maximumConnectionsPerHost`` connections. Both protocols share
+/// the handshake, the trust evaluation and its cache, the client identity, the policy check on
+/// every redirect hop, the header rules, the size limit, the deadline and cancellation (an
+/// HTTP/2 stream is reset with RST_STREAM; its siblings carry on).
+///
+/// There is no response cache of any kind. A connection serves only the origin and requirements
+/// it was verified for: no connection coalescing across hosts (RFC 9113 §9.1.1 allows reusing
+/// an HTTP/2 connection for another name its certificate covers; this transport never does),
+/// even when the certificate covers several names.
 ///
 /// Call ``shutdown()`` when done, or use ``withNIOHTTPTransport(configuration:eventLoopGroup:_:)``.
 public final class NIOHTTPTransport: HTTPTransport {
@@ -30,6 +40,13 @@ public final class NIOHTTPTransport: HTTPTransport {
         public var exchanges = 0
         /// Exchanges retried once on a new connection because a reused one was closed by the server.
         public var staleConnectionRetries = 0
+        /// Connections on which the server chose HTTP/2 (counted in ``connectionsOpened`` too).
+        public var http2ConnectionsOpened = 0
+        /// HTTP/2 streams opened (one per exchange on an HTTP/2 connection).
+        public var http2Streams = 0
+        /// Exchanges retried on a new connection because the server did not process them
+        /// (GOAWAY, REFUSED_STREAM) or they never reached the wire.
+        public var notProcessedRetries = 0
     }
 
     /// The configuration in force.
@@ -80,20 +97,44 @@ public final class NIOHTTPTransport: HTTPTransport {
         return try await self.driver.send(request, body: body, options: options, exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
             let key = ConnectionPool.Key(origin: hop.origin, requirements: hop.requirements, lane: hop.lane)
             var retried = false
+            // A request that never reached the wire is always safe to send again; a few times,
+            // since a connection can close between the lease and the stream.
+            var notSentRetries = 0
             while true {
                 let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
                 counters.increment(\.exchanges)
                 do throws(SecureHTTPError) {
                     var bound = hop
                     bound.request = try hop.boundRequest()
-                    let (response, body, reusable) = try await connection.execute(bound, maximumBodySize: limit, deadline: deadline)
-                    pool.release(connection, key: key, reusable: reusable)
-                    return (response, body)
+                    switch connection {
+                    case .http1(let http1):
+                        let (response, body, reusable) = try await http1.execute(bound, maximumBodySize: limit, deadline: deadline)
+                        pool.release(connection, key: key, reusable: reusable)
+                        return (response, body)
+                    case .http2(let http2, _):
+                        counters.increment(\.http2Streams)
+                        let result = try await http2.execute(bound, maximumBodySize: limit, deadline: deadline)
+                        pool.release(connection, key: key, reusable: true)
+                        return result
+                    }
                 } catch {
                     pool.release(connection, key: key, reusable: false)
-                    // A kept-alive connection the server closed while idle: retry once, for
-                    // idempotent methods only (RFC 9110 §9.2.2).
-                    if error.code == .connectionClosed, !isFresh, !retried, hop.request.method.isIdempotent {
+                    if Task.isCancelled { throw error }
+                    if error.requestWasNotSent, notSentRetries < 3 {
+                        notSentRetries += 1
+                        counters.increment(\.notProcessedRetries)
+                        continue
+                    }
+                    guard !retried else { throw error }
+                    // One the server says it did not process (GOAWAY, REFUSED_STREAM) is retried
+                    // once when idempotent, as the transport promises; a kept-alive connection
+                    // the server closed while idle likewise (RFC 9110 §9.2.2).
+                    if error.code == .requestNotProcessed && hop.request.method.isIdempotent {
+                        retried = true
+                        counters.increment(\.notProcessedRetries)
+                        continue
+                    }
+                    if error.code == .connectionClosed, !isFresh, hop.request.method.isIdempotent {
                         retried = true
                         counters.increment(\.staleConnectionRetries)
                         continue

@@ -69,6 +69,15 @@ enum TLSSetup {
         return suites
     }
 
+    /// Whether connections of `requirements` may offer `h2` in ALPN: only when every suite they
+    /// offer for TLS 1.2 is one RFC 9113 §9.2.2 (and its Appendix A list) allows, ECDHE with an
+    /// AEAD cipher, and the minimum TLS version is 1.2 (§9.2). NIOSSL does not report which suite
+    /// the server chose, so a connection that could land on a prohibited one never offers `h2`.
+    static func offersHTTP2(_ requirements: ConnectionRequirements, versions: HTTPTransportConfiguration.HTTPVersions) -> Bool {
+        guard versions.offersHTTP2, requirements.usesTLS, requirements.minimumTLSVersion >= .v1_2 else { return false }
+        return Self.cipherSuites(for: requirements).allSatisfy(Self.forwardSecretSuites.contains)
+    }
+
     static func nioVersion(wireValue: UInt16) -> NIOSSL.TLSVersion {
         switch wireValue {
         case 0x0301: .tlsv1
@@ -92,7 +101,8 @@ enum TLSSetup {
     /// on every new connection.
     static func configuration(
         for requirements: ConnectionRequirements,
-        identity: LoadedClientIdentity?
+        identity: LoadedClientIdentity?,
+        offersHTTP2: Bool = false
     ) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = Self.nioVersion(wireValue: requirements.minimumTLSVersion.wireValue)
@@ -101,7 +111,9 @@ enum TLSSetup {
         // (see above); this only drops NIOSSL's duplicate check.
         tls.certificateVerification = .noHostnameVerification
         tls.trustRoots = .certificates([])
-        tls.applicationProtocols = ["http/1.1"]
+        // RFC 9113 §3.2: `h2` first when HTTP/2 is wanted; the server's choice decides.
+        tls.applicationProtocols = offersHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
+        // RFC 9113 §9.2.1: no renegotiation on HTTP/2 (and none on HTTP/1.1 either).
         tls.renegotiationSupport = .none
         if let identity {
             tls.certificateChain = identity.certificateChain.map { .certificate($0) }

@@ -1,0 +1,211 @@
+import Foundation
+import HTTPTypes
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOFoundationCompat
+import NIOHPACK
+import NIOHTTP2
+
+/// One HTTP/2 connection over TLS, after its handshake, ServerTrust evaluation and the server's
+/// first SETTINGS frame. Each exchange is a stream of its own.
+final class HTTP2Connection: Sendable {
+    let id: PooledConnection.ID
+    let channel: any Channel
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    /// Why the connection ended, once it has (set by the connection handler).
+    private let closeReason: NIOLockedValueBox<SecureHTTPError?>
+    /// The last stream id of the server's GOAWAY, once one arrived.
+    private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
+    private let activity: HTTP2StreamActivity
+
+    init(
+        id: PooledConnection.ID,
+        channel: any Channel,
+        multiplexer: NIOHTTP2Handler.StreamMultiplexer,
+        closeReason: NIOLockedValueBox<SecureHTTPError?>,
+        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
+        activity: HTTP2StreamActivity
+    ) {
+        self.goAwayLastStream = goAwayLastStream
+        self.activity = activity
+        self.id = id
+        self.channel = channel
+        self.multiplexer = multiplexer
+        self.closeReason = closeReason
+    }
+
+    /// Open and not closing: it can take a new stream.
+    var isActive: Bool { self.channel.isActive && !self.activity.isClosing }
+
+    /// The pool granted a stream of this connection to a request: the connection is not idle
+    /// until ``endExchange()`` (so the idle timer cannot close it between the grant and the
+    /// stream).
+    func beginExchange() {
+        self.activity.begin()
+    }
+
+    func endExchange() {
+        self.activity.end()
+    }
+
+    func close() {
+        self.activity.markClosing()
+        if self.channel.isActive { self.channel.close(promise: nil) }
+    }
+
+    /// Sends one request on a new stream and reads the whole response (bounded by
+    /// `maximumBodySize` while DATA frames arrive), failing with `deadlineExceeded` and resetting
+    /// the stream if `deadline` passes first. Cancelling the calling task resets the stream
+    /// (RST_STREAM with CANCEL); the connection and its other streams carry on.
+    ///
+    /// A request that never reached the wire (the connection closed or went away before the
+    /// stream opened) fails with ``SecureHTTPError/requestWasNotSent`` set.
+    func execute(
+        _ hop: PreparedHop,
+        maximumBodySize: Int,
+        deadline: ContinuousClock.Instant
+    ) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
+        let headers = Self.makeHeaders(hop.request, body: hop.body)
+        let channel = self.channel
+        let loop = channel.eventLoop
+        let multiplexer = self.multiplexer
+        let closeReason = self.closeReason
+        let goAwayLastStream = self.goAwayLastStream
+        let activity = self.activity
+        let promise = loop.makePromise(of: HTTP2StreamHandler.Completed.self)
+        let control = StreamControl()
+        let body = hop.body
+        let nioDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
+        do {
+            let completed = try await withTaskCancellationHandler {
+                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) in
+                    // One hop onto the event loop for the whole exchange.
+                    loop.execute {
+                        promise.futureResult.whenComplete { continuation.resume(with: $0) }
+                        let notSent: @Sendable (any Error) -> SecureHTTPError = { error in
+                            var reason =
+                                closeReason.withLockedValue { $0 }
+                                ?? SecureHTTPError(.connectionClosed, "the HTTP/2 stream could not be opened: \(error)")
+                            reason.requestWasNotSent = true
+                            return reason
+                        }
+                        guard channel.isActive, !activity.isClosing else {
+                            promise.fail(notSent(ChannelError.ioOnClosedChannel))
+                            return
+                        }
+                        let created = loop.makePromise(of: (any Channel).self)
+                        created.futureResult.whenFailure { promise.fail(notSent($0)) }
+                        multiplexer.createStreamChannel(promise: created) { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                guard control.attach(stream) else {
+                                    throw SecureHTTPError(.cancelled, "the request was cancelled")
+                                }
+                                var buffer: ByteBuffer?
+                                if let body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
+                                try stream.pipeline.syncOperations.addHandler(
+                                    HTTP2StreamHandler(
+                                        headers: headers,
+                                        body: buffer,
+                                        maximumBodySize: maximumBodySize,
+                                        deadline: nioDeadline,
+                                        promise: promise,
+                                        connectionCloseReason: closeReason,
+                                        goAwayLastStream: goAwayLastStream
+                                    )
+                                )
+                            }
+                        }
+                    }
+                }
+            } onCancel: {
+                promise.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
+                control.cancel()
+            }
+            let response = try Self.makeResponse(completed.head)
+            return (response, Data(buffer: completed.body, byteTransferStrategy: .noCopy))
+        } catch {
+            if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }
+            if let error = error as? SecureHTTPError { throw error }
+            throw SecureHTTPError(.connectionClosed, "the exchange failed: \(error)")
+        }
+    }
+
+    /// Header fields that are specific to an HTTP/1.1 connection: RFC 9113 §8.2.2 forbids them
+    /// in HTTP/2, so they are dropped (as an intermediary must) rather than sent.
+    static let connectionSpecificFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"]
+
+    /// The request's HEADERS: the pseudo-header fields first (RFC 9113 §8.3.1, `:authority`
+    /// instead of `Host`), then the fields with lowercase names (swift-http-types' canonical
+    /// names are lowercase), without connection-specific ones; `TE` only as `trailers`.
+    static func makeHeaders(_ request: HTTPRequest, body: Data?) -> HPACKHeaders {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(request.headerFields.count + 5)
+        headers.add(name: ":method", value: request.method.rawValue)
+        headers.add(name: ":scheme", value: request.scheme ?? "https")
+        let authority = request.authority ?? request.headerFields[HTTPField.Name("host")!] ?? ""
+        headers.add(name: ":authority", value: authority)
+        headers.add(name: ":path", value: request.path ?? "/")
+        var hasLength = false
+        for field in request.headerFields {
+            let name = field.name.canonicalName
+            if Self.connectionSpecificFields.contains(name) { continue }
+            if name == "te", field.value.lowercased() != "trailers" { continue }
+            if name == "content-length" { hasLength = true }
+            headers.add(name: name, value: field.value)
+        }
+        if !hasLength {
+            if let body {
+                headers.add(name: "content-length", value: String(body.count))
+            } else if [.post, .put, .patch].contains(request.method) {
+                headers.add(name: "content-length", value: "0")
+            }
+        }
+        return headers
+    }
+
+    /// The response head from the final HEADERS frame (NIOHTTP2 has already checked the block:
+    /// lowercase names, pseudo-fields first, no connection-specific fields).
+    static func makeResponse(_ head: HPACKHeaders) throws(SecureHTTPError) -> HTTPResponse {
+        var fields = HTTPFields()
+        var status: Int?
+        for (name, value, _) in head {
+            if name.utf8.first == UInt8(ascii: ":") {
+                if name == ":status" { status = Int(value) }
+                continue
+            }
+            guard let fieldName = HTTPField.Name(name) else {
+                throw SecureHTTPError(.invalidResponse, "the response has an invalid header name")
+            }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        guard let status, status >= 100, status <= 999 else {
+            throw SecureHTTPError(.invalidResponse, "the response has no valid :status")
+        }
+        return HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields)
+    }
+}
+
+/// Lets a cancelled task reset a stream that is open, or stop one from opening.
+// SAFETY: both fields are read and written only under `lock`.
+private final class StreamControl: @unchecked Sendable {
+    private let lock = NIOLock()
+    private var stream: (any Channel)?
+    private var cancelled = false
+
+    /// Records the stream; false when the request was cancelled first.
+    func attach(_ stream: any Channel) -> Bool {
+        self.lock.withLock {
+            self.stream = stream
+            return !self.cancelled
+        }
+    }
+
+    /// Cancels: closes the stream if there is one (NIOHTTP2 sends RST_STREAM with CANCEL).
+    func cancel() {
+        let stream = self.lock.withLock { () -> (any Channel)? in
+            self.cancelled = true
+            return self.stream
+        }
+        stream?.close(promise: nil)
+    }
+}

@@ -1,0 +1,233 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP2
+
+/// How many exchanges hold a stream of an HTTP/2 connection, and since when none has: counted
+/// by the pool from the grant to the release (not from NIOHTTP2's stream events, which also
+/// report streams that never opened, and come too late to keep a granted connection open), read
+/// by the connection's idle timer.
+final class HTTP2StreamActivity: Sendable {
+    private let state = NIOLockedValueBox((active: 0, idleSince: NIODeadline.now(), closing: false))
+
+    /// Whether the connection has begun to close (a TLS channel stays active until the peer's
+    /// close_notify, but takes no new stream from then on).
+    var isClosing: Bool { self.state.withLockedValue { $0.closing } }
+
+    func markClosing() {
+        self.state.withLockedValue { $0.closing = true }
+    }
+
+    /// Starts the idle period now (the connection is ready; its setup does not count).
+    func restart() {
+        self.state.withLockedValue { if $0.active == 0 { $0.idleSince = .now() } }
+    }
+
+    func begin() {
+        self.state.withLockedValue { $0.active += 1 }
+    }
+
+    func end() {
+        self.state.withLockedValue { state in
+            state.active -= 1
+            if state.active == 0 { state.idleSince = .now() }
+        }
+    }
+
+    /// When the connection has been idle long enough to close, or nil while exchanges run.
+    func idleDeadline(after timeout: TimeAmount) -> NIODeadline? {
+        self.state.withLockedValue { $0.active == 0 ? $0.idleSince + timeout : nil }
+    }
+}
+
+/// What an HTTP/2 connection tells its pool, from its event loop.
+struct HTTP2ConnectionEvents: Sendable {
+    /// The server changed `SETTINGS_MAX_CONCURRENT_STREAMS` after the first SETTINGS frame.
+    var streamLimitChanged: @Sendable (Int) -> Void
+    /// The server sent GOAWAY: no new stream on this connection.
+    var goingAway: @Sendable () -> Void
+}
+
+/// The connection-level side of an HTTP/2 client connection, after `NIOHTTP2Handler` (which
+/// passes it the frames of stream 0 and the stream events).
+///
+/// It completes connection setup when the server's first SETTINGS frame arrives (RFC 9113
+/// §3.4: the server's preface), with its `SETTINGS_MAX_CONCURRENT_STREAMS`; reports later
+/// changes and GOAWAY to the pool (which closes a connection going away once its last stream
+/// ends); closes the connection once it has had no exchange for the idle timeout; and, when
+/// configured, checks liveness with PING. An error on the connection records its reason (read by the
+/// streams it fails) and closes it.
+final class HTTP2ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// RFC 9113 §6.5.2: without the setting, the number of streams is unlimited; a client
+    /// still needs a number to plan with (AsyncHTTPClient uses the same).
+    static let assumedStreamLimit = 100
+
+    private var ready: EventLoopPromise<ConnectionSetup.Negotiated>?
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let events: HTTP2ConnectionEvents
+    private let closeReason: NIOLockedValueBox<SecureHTTPError?>
+    /// The last stream id of the server's GOAWAY, read by the streams it closes.
+    private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
+    private let idleTimeout: TimeAmount
+    private let pingInterval: TimeAmount?
+    private let pingTimeout: TimeAmount
+
+    private var goingAway = false
+    private var lastStreamLimit = HTTP2ConnectionHandler.assumedStreamLimit
+    private let activity: HTTP2StreamActivity
+    private var lastInbound = NIODeadline.now()
+    private var pingSentAt: NIODeadline?
+    /// One timer serves the idle timeout and the PING schedule; it may fire early and re-arm.
+    private var timer: Scheduled<Void>?
+    private var timerDue: NIODeadline?
+
+    init(
+        ready: EventLoopPromise<ConnectionSetup.Negotiated>,
+        multiplexer: NIOHTTP2Handler.StreamMultiplexer,
+        events: HTTP2ConnectionEvents,
+        closeReason: NIOLockedValueBox<SecureHTTPError?>,
+        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
+        activity: HTTP2StreamActivity,
+        idleTimeout: TimeAmount,
+        pingInterval: TimeAmount?,
+        pingTimeout: TimeAmount
+    ) {
+        self.goAwayLastStream = goAwayLastStream
+        self.activity = activity
+        self.ready = ready
+        self.multiplexer = multiplexer
+        self.events = events
+        self.closeReason = closeReason
+        self.idleTimeout = idleTimeout
+        self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.lastInbound = .now()
+        self.rearm(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.failReady(SecureHTTPError(.connectionClosed, "the HTTP/2 connection closed during setup"))
+        self.timer?.cancel()
+        self.timer = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = self.unwrapInboundIn(data)
+        switch frame.payload {
+        case .settings(.settings(let settings)):
+            let limit = settings.last(where: { $0.parameter == .maxConcurrentStreams }).map(\.value)
+            if let ready = self.ready {
+                self.ready = nil
+                self.activity.restart()
+                self.lastStreamLimit = limit ?? Self.assumedStreamLimit
+                ready.succeed(.http2(self.multiplexer, maximumStreams: self.lastStreamLimit))
+            } else if let limit, limit != self.lastStreamLimit {
+                self.lastStreamLimit = limit
+                self.events.streamLimitChanged(limit)
+            }
+        case .goAway(let lastStreamID, let code, _):
+            // NIOHTTP2 closes the streams above the last stream id just after passing this
+            // frame on (with CANCEL, whatever its documentation says); recorded first, so
+            // that those streams know they were not processed. The others may still complete.
+            self.goAwayLastStream.withLockedValue { last in last = min(last ?? lastStreamID, lastStreamID) }
+            if self.ready != nil {
+                self.fail(context: context, SecureHTTPError(.connectionClosed, "the server sent GOAWAY (\(code)) before its settings"))
+                return
+            }
+            if !self.goingAway {
+                self.goingAway = true
+                self.events.goingAway()
+            }
+        case .ping(_, ack: true):
+            // Alive: the next PING is due an interval from now, not at the timeout.
+            self.pingSentAt = nil
+            self.lastInbound = .now()
+            self.rearm(context: context)
+        default:
+            break
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        self.lastInbound = .now()
+        context.fireChannelReadComplete()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let mapped =
+            (error as? SecureHTTPError)
+            ?? SecureHTTPError(.connectionClosed, "the HTTP/2 connection failed: \(error)")
+        self.fail(context: context, mapped)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.activity.markClosing()
+        self.failReady(SecureHTTPError(.connectionClosed, "the server closed the connection before its HTTP/2 settings"))
+        self.timer?.cancel()
+        self.timer = nil
+        context.fireChannelInactive()
+    }
+
+    private func fail(context: ChannelHandlerContext, _ error: SecureHTTPError) {
+        self.closeReason.withLockedValue { if $0 == nil { $0 = error } }
+        self.failReady(error)
+        self.activity.markClosing()
+        context.close(promise: nil)
+    }
+
+    private func failReady(_ error: SecureHTTPError) {
+        if let ready = self.ready {
+            self.ready = nil
+            ready.fail(error)
+        }
+    }
+
+    /// Arms the timer for the next thing due: the idle timeout while no stream is open, the
+    /// next PING or its acknowledgement's deadline.
+    private func rearm(context: ChannelHandlerContext) {
+        // While exchanges run, the idle check comes back an idle timeout later.
+        var due: NIODeadline? = self.activity.idleDeadline(after: self.idleTimeout) ?? (.now() + self.idleTimeout)
+        if let interval = self.pingInterval {
+            let pingDue = self.pingSentAt.map { $0 + self.pingTimeout } ?? (self.lastInbound + interval)
+            due = min(due ?? pingDue, pingDue)
+        }
+        guard let due else { return }
+        if let pending = self.timerDue, pending <= due { return }
+        self.timer?.cancel()
+        self.timerDue = due
+        self.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+            self.timer = nil
+            self.timerDue = nil
+            self.timerFired(context: context)
+        }
+    }
+
+    private func timerFired(context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let now = NIODeadline.now()
+        if let idle = self.activity.idleDeadline(after: self.idleTimeout), idle <= now {
+            self.activity.markClosing()
+            context.close(promise: nil)
+            return
+        }
+        if let interval = self.pingInterval {
+            if let sent = self.pingSentAt {
+                if sent + self.pingTimeout <= now, self.lastInbound < sent {
+                    self.fail(context: context, SecureHTTPError(.connectionClosed, "the server did not acknowledge a PING within \(self.pingTimeout)"))
+                    return
+                }
+                if self.lastInbound >= sent { self.pingSentAt = nil }
+            } else if self.lastInbound + interval <= now {
+                self.pingSentAt = now
+                let ping = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: UInt64(now.uptimeNanoseconds)), ack: false))
+                context.writeAndFlush(self.wrapOutboundOut(ping), promise: nil)
+            }
+        }
+        self.rearm(context: context)
+    }
+}

@@ -1,0 +1,189 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// One exchange on its own HTTP/2 stream: writes the request's HEADERS (and DATA), reads the
+/// response within the size limit, and enforces the exchange's deadline. Every rule of the
+/// HTTP/1.1 handler holds per stream; failing a stream closes only that stream (RST_STREAM).
+final class HTTP2StreamHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundIn = Never
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    /// A complete response.
+    struct Completed: Sendable {
+        let head: HPACKHeaders
+        let body: ByteBuffer
+    }
+
+    private enum State {
+        case idle
+        case awaitingHead
+        case receivingBody(HPACKHeaders, ByteBuffer)
+        case done
+    }
+
+    private var state = State.idle
+    private let headers: HPACKHeaders
+    private let body: ByteBuffer?
+    private let maximumBodySize: Int
+    private let deadline: NIODeadline
+    private let promise: EventLoopPromise<Completed>
+    private let connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>
+    private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
+    private var timer: Scheduled<Void>?
+
+    init(
+        headers: HPACKHeaders,
+        body: ByteBuffer?,
+        maximumBodySize: Int,
+        deadline: NIODeadline,
+        promise: EventLoopPromise<Completed>,
+        connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>,
+        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
+    ) {
+        self.goAwayLastStream = goAwayLastStream
+        self.headers = headers
+        self.body = body
+        self.maximumBodySize = maximumBodySize
+        self.deadline = deadline
+        self.promise = promise
+        self.connectionCloseReason = connectionCloseReason
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { self.start(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.start(context: context)
+        context.fireChannelActive()
+    }
+
+    private func start(context: ChannelHandlerContext) {
+        guard case .idle = self.state else { return }
+        self.state = .awaitingHead
+        self.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: self.deadline) {
+            self.timer = nil
+            self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
+        }
+        let hasBody = (self.body?.readableBytes ?? 0) > 0
+        // The HEADERS frame opens the stream; a failure to write it means nothing was sent.
+        let opened = context.eventLoop.makePromise(of: Void.self)
+        opened.futureResult.assumeIsolated().whenFailure { error in
+            var reason =
+                self.connectionCloseReason.withLockedValue { $0 }
+                ?? SecureHTTPError(.connectionClosed, "the HTTP/2 stream could not be opened: \(error)")
+            reason.requestWasNotSent = true
+            self.fail(context: context, reason)
+        }
+        context.write(self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: !hasBody))), promise: opened)
+        if hasBody, let body = self.body {
+            context.write(self.wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
+        }
+        context.flush()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let payload = self.unwrapInboundIn(data)
+        switch (payload, self.state) {
+        case (.headers(let frame), .awaitingHead):
+            let status = frame.headers.first(name: ":status").flatMap(Int.init) ?? 0
+            if status >= 100 && status < 200 {
+                // An interim response; the final one follows (RFC 9113 §8.1).
+                if frame.endStream {
+                    self.fail(context: context, SecureHTTPError(.invalidResponse, "the stream ended with an interim response"))
+                }
+                return
+            }
+            if let length = frame.headers.first(name: "content-length").flatMap(Int.init), length > self.maximumBodySize {
+                self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
+                return
+            }
+            let length = frame.headers.first(name: "content-length").flatMap(Int.init) ?? 0
+            let buffer = context.channel.allocator.buffer(capacity: min(max(0, length), 1 << 20))
+            self.state = .receivingBody(frame.headers, buffer)
+            if frame.endStream { self.succeed(context: context) }
+        case (.data(let frame), .receivingBody(let head, var buffer)):
+            guard case .byteBuffer(var part) = frame.data else {
+                self.fail(context: context, SecureHTTPError(.invalidResponse, "the response body arrived in an unexpected form"))
+                return
+            }
+            guard buffer.readableBytes + part.readableBytes <= self.maximumBodySize else {
+                self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
+                return
+            }
+            self.state = .done  // avoid a copy-on-write of the buffer held in the state
+            buffer.writeBuffer(&part)
+            self.state = .receivingBody(head, buffer)
+            if frame.endStream { self.succeed(context: context) }
+        case (.headers(let frame), .receivingBody):
+            // Trailers: accepted and not surfaced; they must end the stream (RFC 9113 §8.1).
+            if frame.endStream {
+                self.succeed(context: context)
+            } else {
+                self.fail(context: context, SecureHTTPError(.invalidResponse, "the response has a header block after its body that does not end the stream"))
+            }
+        case (.headers, _), (.data, _):
+            self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response frame out of order"))
+        default:
+            break  // WINDOW_UPDATE, PRIORITY and the like: NIOHTTP2's business
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let mapped: SecureHTTPError
+        if let closed = error as? NIOHTTP2Errors.StreamClosed {
+            let aboveGoAway = self.goAwayLastStream.withLockedValue { $0.map { closed.streamID > $0 } ?? false }
+            if closed.errorCode == .refusedStream || aboveGoAway {
+                // RFC 9113 §8.7: REFUSED_STREAM, and the streams above a GOAWAY's last stream
+                // id (§6.8; NIOHTTP2 closes those with CANCEL), were not processed.
+                mapped = SecureHTTPError(.requestNotProcessed, "the server did not process the request (HTTP/2 GOAWAY or REFUSED_STREAM)")
+            } else {
+                mapped = SecureHTTPError(.streamReset, "the server reset the HTTP/2 stream (\(closed.errorCode))")
+            }
+        } else if let error = error as? SecureHTTPError {
+            mapped = error
+        } else {
+            mapped = SecureHTTPError(.invalidResponse, "the HTTP/2 stream failed: \(error)")
+        }
+        self.fail(context: context, mapped)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.finish(
+            .failure(
+                self.connectionCloseReason.withLockedValue { $0 }
+                    ?? SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete")
+            )
+        )
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.finish(.failure(SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete")))
+    }
+
+    private func succeed(context: ChannelHandlerContext) {
+        guard case .receivingBody(let head, let body) = self.state else { return }
+        self.finish(.success(Completed(head: head, body: body)))
+    }
+
+    /// Fails the exchange and resets the stream (closing a stream that has not ended sends
+    /// RST_STREAM with CANCEL); the connection carries on.
+    private func fail(context: ChannelHandlerContext, _ error: SecureHTTPError) {
+        guard self.finish(.failure(error)) else { return }
+        context.close(promise: nil)
+    }
+
+    @discardableResult
+    private func finish(_ result: Result<Completed, SecureHTTPError>) -> Bool {
+        if case .done = self.state { return false }
+        self.state = .done
+        self.timer?.cancel()
+        self.timer = nil
+        self.promise.completeWith(result.mapError { $0 as any Error })
+        return true
+    }
+}

@@ -1,0 +1,364 @@
+import Foundation
+import HTTPTypes
+@testable import SecureHTTP
+import SecureNetworkingTesting
+import ServerTrust
+import Testing
+
+/// NIOHTTPTransport over HTTP/2 against the in-process loopback server: negotiation, the pool
+/// of streams, GOAWAY, resets, the size limit in DATA frames, cancellation and flow control.
+@Suite("NIOHTTPTransport: HTTP/2")
+struct HTTP2TransportLiveTests {
+    // MARK: Negotiation (RFC 9113 §3.2)
+
+    struct Negotiation: Sendable, CustomTestStringConvertible {
+        let server: LoopbackHTTPServer.HTTPVersions
+        let client: HTTPTransportConfiguration.HTTPVersions
+        let expected: String
+        var testDescription: String { "server \(self.server), client \(self.client) → \(self.expected)" }
+    }
+
+    static let negotiations = [
+        Negotiation(server: .http2OrHTTP1, client: .automatic, expected: "HTTP/2"),
+        Negotiation(server: .http2Only, client: .automatic, expected: "HTTP/2"),
+        Negotiation(server: .http1Only, client: .automatic, expected: "HTTP/1.1"),
+        Negotiation(server: .http2OrHTTP1, client: .http1Only, expected: "HTTP/1.1"),
+    ]
+
+    @Test(arguments: Self.negotiations)
+    func theServersALPNChoiceDecidesTheProtocol(_ case: Negotiation) async throws {
+        let tls = Live.tls(try Live.pki.validChain()) { $0.httpVersions = `case`.server }
+        try await withLoopbackHTTPServer(tls, handler: { request in .text("\(request.httpVersion) \(request.uri)") }) { server in
+            try await withTransport(Live.configuration { $0.httpVersions = `case`.client }) { transport in
+                let response = try await transport.send(get(url(server, "/hello")))
+                #expect(response.response.status == .ok)
+                #expect(String(decoding: response.body, as: UTF8.self) == "\(`case`.expected) /hello")
+                #expect(transport.statistics.http2ConnectionsOpened == (`case`.expected == "HTTP/2" ? 1 : 0))
+            }
+        }
+    }
+
+    /// RFC 9113 §9.2.2: HTTP/2 over TLS 1.2 must not use a suite of its Appendix A list (CBC,
+    /// RSA key exchange). A domain exception that adds such suites keeps `h2` out of ALPN.
+    @Test func anExceptionThatAddsProhibitedSuitesKeepsTheConnectionOnHTTP1() async throws {
+        let tls = Live.tls(try Live.pki.validChain()) {
+            $0.httpVersions = .http2OrHTTP1
+            $0.maximumVersion = .tlsv12
+            $0.cipherSuites = [.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA]
+        }
+        try await withLoopbackHTTPServer(tls) { server in
+            var policy = Live.policy
+            policy.setException(DomainException(cipherSuites: .ats), for: "localhost")
+            try await withTransport(Live.configuration(policy: policy)) { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok)
+                #expect(transport.statistics.http2ConnectionsOpened == 0)
+            }
+            expectNegotiated(.http1, on: server)
+        }
+        let requirements = try Live.policy.requirements(for: URL(string: "https://localhost/")!)
+        #expect(TLSSetup.offersHTTP2(requirements, versions: .automatic))
+        #expect(!TLSSetup.offersHTTP2(requirements, versions: .http1Only))
+    }
+
+    // MARK: The pool
+
+    @Test func twoHundredConcurrentRequestsShareOneConnection() async throws {
+        let gate = LoopbackHTTPServer.Gate()
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2) { $0.maximumConcurrentStreams = 250 }
+        try await withLoopbackHTTPServer(tls, handler: { request in .after(gate, .text(request.uri)) }) { server in
+            try await withTransport { transport in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<200 {
+                        group.addTask {
+                            let response = try await transport.send(get(url(server, "/r/\(index)")))
+                            #expect(String(decoding: response.body, as: UTF8.self) == "/r/\(index)")
+                        }
+                    }
+                    // All 200 are open at once before any is answered.
+                    try await waitUntil { server.statistics.requests.count == 200 }
+                    gate.open()
+                    try await group.waitForAll()
+                }
+                let statistics = server.statistics
+                #expect(statistics.connectionsAccepted == 1)
+                #expect(statistics.handshakesCompleted == 1)
+                #expect(statistics.http2Streams == 200)
+                #expect(statistics.peakConcurrentStreamsOnAConnection == 200)
+                #expect(transport.statistics.connectionsOpened == 1)
+                #expect(transport.statistics.http2Streams == 200)
+            }
+        }
+    }
+
+    @Test func aServerLimitOfTenStreamsQueuesTheRest() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2) { $0.maximumConcurrentStreams = 10 }
+        try await withLoopbackHTTPServer(tls, handler: { _ in .delayed(milliseconds: 5, .text("ok")) }) { server in
+            try await withTransport { transport in
+                try await Self.burst(transport, server, count: 100)
+                let statistics = server.statistics
+                #expect(statistics.connectionsAccepted == 1)
+                #expect(statistics.http2Streams == 100)
+                #expect(statistics.peakConcurrentStreamsOnAConnection <= 10)
+                #expect(statistics.peakConcurrentStreamsOnAConnection >= 2)
+            }
+        }
+    }
+
+    @Test func whenStreamsRunOutASecondConnectionOpensUpToTheCap() async throws {
+        let gate = LoopbackHTTPServer.Gate()
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2) { $0.maximumConcurrentStreams = 10 }
+        try await withLoopbackHTTPServer(tls, handler: { _ in .after(gate, .text("ok")) }) { server in
+            try await withTransport(Live.configuration { $0.http2.maximumConnectionsPerHost = 2 }) { transport in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<30 {
+                        group.addTask { _ = try await transport.send(get(url(server, "/r/\(index)"))) }
+                    }
+                    // Two connections of 10 streams each are busy; the other 10 requests queue.
+                    try await waitUntil { server.statistics.requests.count == 20 }
+                    #expect(server.statistics.connectionsAccepted == 2)
+                    gate.open()
+                    try await group.waitForAll()
+                }
+                #expect(server.statistics.connectionsAccepted == 2)
+                #expect(server.statistics.http2Streams == 30)
+                #expect(server.statistics.peakConcurrentStreamsOnAConnection == 10)
+            }
+        }
+    }
+
+    /// RFC 9113 §6.8: the streams above GOAWAY's last stream id were not processed. Idempotent
+    /// requests are retried on a new connection; the others fail with `requestNotProcessed`.
+    @Test(arguments: [HTTPRequest.Method.get, .post])
+    func goAwayMidBurst(_ method: HTTPRequest.Method) async throws {
+        let gate = LoopbackHTTPServer.Gate()
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2) { $0.goAway = .init(afterStreams: 30, processedStreams: 10) }
+        // The streams above the GOAWAY's last stream id (19, the tenth) are not answered.
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            request.connection == 1 && (request.stream ?? 0) > 19 ? .stall : .after(gate, .text(request.uri))
+        }
+        try await withLoopbackHTTPServer(tls, handler: handler) { server in
+            try await withTransport { transport in
+                let outcomes = try await withThrowingTaskGroup(of: (Int, Result<String, SecureHTTPError>).self) { group in
+                    for index in 0..<30 {
+                        group.addTask {
+                            var request = get(url(server, "/r/\(index)"))
+                            request.method = method
+                            do {
+                                let response = try await transport.send(request, body: method == .post ? Data("x".utf8) : nil)
+                                return (index, .success(String(decoding: response.body, as: UTF8.self)))
+                            } catch {
+                                return (index, .failure(error as! SecureHTTPError))
+                            }
+                        }
+                    }
+                    try await waitUntil { server.statistics.goAwaysSent == 1 }
+                    gate.open()
+                    return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+                }
+                let failures = outcomes.values.compactMap(\.error)
+                let statistics = server.statistics
+                let first = statistics.requests.filter { $0.connection == 1 }
+                #expect(first.count == 30)
+                let refused = Set(first.filter { ($0.stream ?? 0) > 19 }.map(\.uri))
+                #expect(refused.count == 20)
+                if method == .get {
+                    // Retried on a second connection, each exactly once.
+                    #expect(failures.isEmpty)
+                    #expect(outcomes.allSatisfy { index, result in (try? result.get()) == "/r/\(index)" })
+                    #expect(statistics.connectionsAccepted == 2)
+                    #expect(transport.statistics.notProcessedRetries == 20)
+                    let second = statistics.requests.filter { $0.connection == 2 }
+                    #expect(Set(second.map(\.uri)) == refused)
+                    #expect(second.count == 20)
+                } else {
+                    #expect(failures.count == 20)
+                    #expect(failures.allSatisfy { $0.code == .requestNotProcessed })
+                    #expect(Set(outcomes.filter { $0.value.error != nil }.map { "/r/\($0.key)" }) == refused)
+                    #expect(statistics.connectionsAccepted == 1)
+                    #expect(transport.statistics.notProcessedRetries == 0)
+                }
+            }
+        }
+    }
+
+    // MARK: Per-stream rules
+
+    @Test func aStreamResetByTheServerFailsOnlyThatRequest() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/reset" ? .close : .text("ok") }) { server in
+            try await withTransport { transport in
+                let error = await expectFailure(transport, get(url(server, "/reset")))
+                #expect(error?.code == .streamReset)
+                let response = try await transport.send(get(url(server, "/after")))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.connectionsAccepted == 1)
+            }
+        }
+    }
+
+    @Test func aBodyOverTheLimitInDataFramesIsRefusedAndTheConnectionCarriesOn() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            switch request.uri {
+            case "/streamed": .streamed(chunks: 64, chunkSize: 4096)  // no content-length
+            case "/declared": .status(200, body: Array(repeating: 0x61, count: 70_000))
+            default: .text("ok")
+            }
+        }
+        try await withLoopbackHTTPServer(tls, handler: handler) { server in
+            try await withTransport(Live.configuration { $0.maximumResponseBodySize = 64 * 1024 }) { transport in
+                #expect(await expectFailure(transport, get(url(server, "/streamed")))?.code == .responseTooLarge)
+                #expect(await expectFailure(transport, get(url(server, "/declared")))?.code == .responseTooLarge)
+                let response = try await transport.send(get(url(server, "/small")))
+                #expect(response.body == Data("ok".utf8))
+                #expect(server.statistics.connectionsAccepted == 1)
+            }
+        }
+    }
+
+    @Test func aCancelledStreamIsResetAndItsSiblingCompletes() async throws {
+        let gate = LoopbackHTTPServer.Gate()
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/stall" ? .stall : .after(gate, .text("sibling")) }) { server in
+            try await withTransport { transport in
+                let sibling = Task { try await transport.send(get(url(server, "/sibling"))) }
+                let stalled = Task { try await transport.send(get(url(server, "/stall"))) }
+                try await waitUntil { server.statistics.requests.count == 2 }
+                stalled.cancel()
+                #expect((await stalled.result.error as? SecureHTTPError)?.code == .cancelled)
+                try await waitUntil { server.statistics.streamsResetByClient == 1 }
+                gate.open()
+                let response = try await sibling.value
+                #expect(response.body == Data("sibling".utf8))
+                #expect(server.statistics.connectionsAccepted == 1)
+            }
+        }
+    }
+
+    @Test func aServerThatStopsReadingTripsTheDeadline() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2) { $0.readsStreams = false }
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport(Live.configuration { $0.timeouts.request = .seconds(2) }) { transport in
+                // The connection first, so that the deadline is spent on the stalled upload (on a
+                // loaded machine a first handshake can take longer than the deadline).
+                var warmed = false
+                for _ in 0..<5 where !warmed {
+                    warmed = (try? await transport.send(get(url(server, "/warm")))) != nil
+                }
+                #expect(warmed)
+                var request = get(url(server, "/upload"))
+                request.method = .post
+                let started = ContinuousClock.now
+                // 1 MiB against the 65,535-byte window the server never reopens.
+                let error = await expectFailure(transport, request, body: Data(count: 1 << 20))
+                #expect(error?.code == .deadlineExceeded)
+                #expect(ContinuousClock.now - started < .seconds(8))
+                // The server got the upload's head (a stream), never its end (a request).
+                let uris = server.statistics.requests.map(\.uri)
+                #expect(server.statistics.http2Streams == uris.count + 1)
+                #expect(!uris.contains("/upload"))
+            }
+        }
+    }
+
+    @Test func connectionSpecificFieldsAreNotSentAndTheAuthorityIsAPseudoField() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport { transport in
+                var request = get(url(server, "/fields"))
+                request.headerFields[HTTPField.Name("Connection")!] = "keep-alive"
+                request.headerFields[HTTPField.Name("Keep-Alive")!] = "timeout=5"
+                request.headerFields[HTTPField.Name("Upgrade")!] = "websocket"
+                request.headerFields[HTTPField.Name("TE")!] = "gzip"
+                request.headerFields[HTTPField.Name("X-Trace")!] = "abc"
+                _ = try await transport.send(request)
+                let recorded = try #require(server.statistics.requests.first)
+                #expect(recorded.httpVersion == "HTTP/2")
+                let names = Set(recorded.headers.map { $0.name.lowercased() })
+                #expect(names.isDisjoint(with: ["connection", "keep-alive", "upgrade", "te", "transfer-encoding"]))
+                #expect(recorded.header("x-trace") == "abc")
+                // NIOHTTP2's codec turns `:authority` into the Host field it hands the server.
+                #expect(recorded.header("host") == "localhost:\(server.port)")
+            }
+        }
+        let headers = HTTP2Connection.makeHeaders(get(URL(string: "https://example.com/p?q=1")!), body: nil)
+        #expect(Array(headers.map(\.name).prefix(4)) == [":method", ":scheme", ":authority", ":path"])
+        #expect(headers.first(name: ":path") == "/p?q=1")
+    }
+
+    @Test func aHeaderValueWithCRLFIsRefusedBeforeAnyStreamOpens() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport { transport in
+                // swift-http-types would turn CR and LF into spaces; a late-bound credential is
+                // checked when its connection is leased, so this one reaches the HTTP/2 path.
+                let options = HTTPRequestOptions(credential: .init(name: .authorization, value: { "Bearer a\r\nX-Injected: 1" }))
+                #expect(await expectFailure(transport, get(url(server)), options: options)?.code == .invalidHeaderValue)
+                #expect(transport.statistics.http2ConnectionsOpened == 1)
+                #expect(server.statistics.http2Streams == 0)
+            }
+        }
+    }
+
+    @Test func redirectsAcrossHostsAreCheckedPerHopAndUseAConnectionEach() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls) { target in
+            try await withLoopbackHTTPServer(tls, handler: { _ in .redirect(to: url(target, "/landed", host: "127.0.0.1").absoluteString) }) { origin in
+                try await withTransport { transport in
+                    let response = try await transport.send(
+                        get(url(origin, "/start"), headers: [.authorization: "Bearer secret"])
+                    )
+                    #expect(response.response.status == .ok)
+                    #expect(response.redirectedAcrossOrigins)
+                    #expect(transport.statistics.http2ConnectionsOpened == 2)
+                    let landed = try #require(target.statistics.requests.first)
+                    #expect(landed.httpVersion == "HTTP/2")
+                    #expect(landed.header("authorization") == nil)
+                }
+            }
+        }
+    }
+
+    @Test func idleConnectionsCloseAfterTheIdleTimeout() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport(Live.configuration { $0.timeouts.idle = .milliseconds(200) }) { transport in
+                _ = try await transport.send(get(url(server)))
+                // The client closes the idle connection; the server sees it go.
+                try await waitUntil { server.statistics.openConnections == 0 }
+                _ = try await transport.send(get(url(server)))
+                let requests = server.statistics.requests
+                #expect(requests.count == 2)
+                #expect(requests.first?.connection != requests.last?.connection)
+            }
+        }
+    }
+
+    @Test func pingsKeepAnIdleConnectionCheckedAndOpen() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls) { server in
+            let configuration = Live.configuration { $0.http2.pingInterval = .milliseconds(50) }
+            try await withTransport(configuration) { transport in
+                _ = try await transport.send(get(url(server)))
+                try await waitUntil { server.statistics.pingsReceived >= 3 }
+                _ = try await transport.send(get(url(server)))
+                #expect(server.statistics.connectionsAccepted == 1)
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    static func burst(_ transport: NIOHTTPTransport, _ server: LoopbackHTTPServer, count: Int) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let response = try await transport.send(get(url(server, "/r/\(index)")))
+                    #expect(response.response.status == .ok)
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
