@@ -60,8 +60,11 @@ struct ConnectionPoolLiveTests {
 
     /// No connection coalescing: a connection serves the origin (and requirements) it was
     /// verified for, even when its certificate also covers another origin of the same server.
-    @Test func aConnectionServesOnlyTheOriginItWasVerifiedFor() async throws {
-        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+    /// RFC 9113 §9.1.1 would allow an HTTP/2 connection to serve another name its certificate
+    /// covers; this transport does not, on either protocol.
+    @Test(arguments: WireProtocol.allCases)
+    func aConnectionServesOnlyTheOriginItWasVerifiedFor(over wire: WireProtocol) async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain(), over: wire)) { server in
             let transport = try NIOHTTPTransport(configuration: Live.configuration())
             // The leaf covers both `localhost` and `127.0.0.1`; both reach the same server.
             for _ in 0..<3 {
@@ -71,6 +74,7 @@ struct ConnectionPoolLiveTests {
                 }
             }
             await transport.shutdown()
+            expectNegotiated(wire, on: server)
             let statistics = server.statistics
             #expect(statistics.handshakesCompleted == 2)
             let connections = Dictionary(grouping: statistics.requests, by: \.uri).mapValues { Set($0.map(\.connection)) }

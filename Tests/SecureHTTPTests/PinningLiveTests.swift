@@ -18,27 +18,31 @@ struct PinningLiveTests {
     /// Pins of keys that no test server uses.
     static let unrelatedPins = [Live.pki.untrustedRoot.pin, Live.pki.untrustedIntermediate.pin]
 
-    @Test func matchingPinIsAccepted() async throws {
+    @Test(arguments: WireProtocol.allCases)
+    func matchingPinIsAccepted(over wire: WireProtocol) async throws {
         let chain = try Live.pki.validChain()
         let policy = try Self.policy(pins: [Live.pki.intermediate.pin, Self.unrelatedPins[0]])
-        try await withLoopbackHTTPServer(Live.tls(chain)) { server in
+        try await withLoopbackHTTPServer(Live.tls(chain, over: wire)) { server in
             try await withTransport(Live.configuration(policy: policy)) { transport in
                 let response = try await transport.send(get(url(server)))
                 #expect(response.response.status == .ok)
+                expectNegotiated(wire, on: server)
             }
         }
     }
 
-    @Test func mismatchIsRefusedAndListsTheServedPins() async throws {
+    @Test(arguments: WireProtocol.allCases)
+    func mismatchIsRefusedAndListsTheServedPins(over wire: WireProtocol) async throws {
         let chain = try Live.pki.validChain()
         let reports = NIOLockedValueBox<[PinValidationReport]>([])
         let configuration = Live.configuration(policy: try Self.policy(pins: Self.unrelatedPins)) {
             $0.pinValidationReporter = { report in reports.withLockedValue { $0.append(report) } }
         }
-        try await withLoopbackHTTPServer(Live.tls(chain)) { server in
+        try await withLoopbackHTTPServer(Live.tls(chain, over: wire)) { server in
             try await withTransport(configuration) { transport in
                 let error = await expectFailure(transport, get(url(server)))
                 #expect(error?.code == .serverTrustFailure)
+                #expect(server.statistics.http2Streams == 0)
                 #expect(error?.serverTrustError?.code == .pinMismatch)
                 let message = error?.serverTrustError?.message ?? ""
                 #expect(message.contains(chain.leafIdentity.pin.description))
@@ -50,16 +54,18 @@ struct PinningLiveTests {
         }
     }
 
-    @Test func backupPinIsAcceptedAfterRotation() async throws {
+    @Test(arguments: WireProtocol.allCases)
+    func backupPinIsAcceptedAfterRotation(over wire: WireProtocol) async throws {
         let retired = try Live.pki.validChain()
         let rotated = try Live.pki.validChain()
         #expect(retired.leafIdentity.pin != rotated.leafIdentity.pin)
         // The app shipped with the retired key's pin and the new key's pin as the backup.
         let policy = try Self.policy(pins: [retired.leafIdentity.pin, rotated.leafIdentity.pin])
-        try await withLoopbackHTTPServer(Live.tls(rotated)) { server in
+        try await withLoopbackHTTPServer(Live.tls(rotated, over: wire)) { server in
             try await withTransport(Live.configuration(policy: policy)) { transport in
                 let response = try await transport.send(get(url(server)))
                 #expect(response.response.status == .ok)
+                expectNegotiated(wire, on: server)
             }
         }
     }

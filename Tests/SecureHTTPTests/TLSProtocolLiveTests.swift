@@ -25,23 +25,28 @@ struct TLSProtocolLiveTests {
         }
     }
 
-    @Test func tls13IsAccepted() async throws {
-        let tls = Live.tls(try Live.pki.validChain()) { $0.minimumVersion = .tlsv13 }
+    @Test(arguments: WireProtocol.allCases)
+    func tls13IsAccepted(over wire: WireProtocol) async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: wire) { $0.minimumVersion = .tlsv13 }
         try await withLoopbackHTTPServer(tls) { server in
             try await withTransport { transport in
                 let response = try await transport.send(get(url(server)))
                 #expect(response.response.status == .ok)
                 #expect(server.statistics.handshakesCompleted == 1)
+                expectNegotiated(wire, on: server)
             }
         }
     }
 
-    @Test func tls12WithForwardSecrecyIsAccepted() async throws {
-        let tls = Live.tls(try Live.pki.validChain()) { $0.maximumVersion = .tlsv12 }
+    /// RFC 9113 §9.2: HTTP/2 over TLS 1.2 with an ECDHE AEAD suite (the policy's default list).
+    @Test(arguments: WireProtocol.allCases)
+    func tls12WithForwardSecrecyIsAccepted(over wire: WireProtocol) async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: wire) { $0.maximumVersion = .tlsv12 }
         try await withLoopbackHTTPServer(tls) { server in
             try await withTransport { transport in
                 let response = try await transport.send(get(url(server)))
                 #expect(response.response.status == .ok)
+                expectNegotiated(wire, on: server)
             }
         }
     }
@@ -122,20 +127,22 @@ struct TLSProtocolLiveTests {
         }
     }
 
-    static func mutualTLSServer() throws -> LoopbackHTTPServer.TLS {
-        Live.tls(try Live.pki.validChain()) { $0.requiredClientCertificateIssuers = [Live.pki.clientCA] }
+    static func mutualTLSServer(over wire: WireProtocol = .http1) throws -> LoopbackHTTPServer.TLS {
+        Live.tls(try Live.pki.validChain(), over: wire) { $0.requiredClientCertificateIssuers = [Live.pki.clientCA] }
     }
 
-    @Test func clientCertificateFromPEMIsPresented() async throws {
+    @Test(arguments: WireProtocol.allCases)
+    func clientCertificateFromPEMIsPresented(over wire: WireProtocol) async throws {
         let client = try Live.pki.clientIdentity()
         let configuration = Live.configuration {
             $0.clientIdentity = .pem(certificateChain: client.pem, privateKey: client.leafIdentity.privateKeyPEM)
         }
-        try await withLoopbackHTTPServer(try Self.mutualTLSServer()) { server in
+        try await withLoopbackHTTPServer(try Self.mutualTLSServer(over: wire)) { server in
             try await withTransport(configuration) { transport in
                 let response = try await transport.send(get(url(server)))
                 #expect(response.response.status == .ok)
                 #expect(server.statistics.requests.count == 1)
+                expectNegotiated(wire, on: server)
             }
         }
     }
@@ -166,8 +173,9 @@ struct TLSProtocolLiveTests {
         #expect(!String(describing: configuration.clientIdentity!).contains("wrong"))
     }
 
-    @Test func missingClientCertificateIsRefused() async throws {
-        try await withLoopbackHTTPServer(try Self.mutualTLSServer()) { server in
+    @Test(arguments: WireProtocol.allCases)
+    func missingClientCertificateIsRefused(over wire: WireProtocol) async throws {
+        try await withLoopbackHTTPServer(try Self.mutualTLSServer(over: wire)) { server in
             try await withTransport { transport in
                 let error = await expectFailure(transport, get(url(server)))
                 #expect(error?.code == .clientCertificateRequired, "\(String(describing: error))")

@@ -5,28 +5,35 @@ import SecureNetworkingTesting
 import ServerTrust
 import Testing
 
-/// The certificate matrix against real TLS on 127.0.0.1: each bad chain is refused in the
-/// handshake with its own ServerTrust code, and the server never sees a request.
+/// The certificate matrix against real TLS on 127.0.0.1, over HTTP/1.1 and HTTP/2 (the server
+/// offers `h2` or nothing in ALPN): each bad chain is refused in the handshake with its own
+/// ServerTrust code, and the server never sees a request; a good one is served over the
+/// protocol the server chose.
 @Suite("Live TLS: certificate matrix")
 struct TrustMatrixLiveTests {
-    @Test func validChainIsAccepted() async throws {
+    @Test(arguments: WireProtocol.allCases)
+    func validChainIsAccepted(over wire: WireProtocol) async throws {
         let chain = try Live.pki.validChain()
-        try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .text("hello") }) { server in
+        try await withLoopbackHTTPServer(Live.tls(chain, over: wire), handler: { _ in .text("hello") }) { server in
             try await withTransport { transport in
                 let response = try await transport.send(get(url(server, "/hello")))
                 #expect(response.response.status == .ok)
                 #expect(String(decoding: response.body, as: UTF8.self) == "hello")
                 #expect(server.statistics.requests.map(\.uri) == ["/hello"])
                 #expect(server.statistics.handshakesCompleted == 1)
+                #expect(transport.statistics.http2ConnectionsOpened == (wire == .http2 ? 1 : 0))
+                expectNegotiated(wire, on: server)
             }
         }
     }
 
-    @Test func validChainOverAnIPAddressIsAccepted() async throws {
-        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+    @Test(arguments: WireProtocol.allCases)
+    func validChainOverAnIPAddressIsAccepted(over wire: WireProtocol) async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain(), over: wire)) { server in
             try await withTransport { transport in
                 let response = try await transport.send(get(url(server, host: "127.0.0.1")))
                 #expect(response.response.status == .ok)
+                expectNegotiated(wire, on: server)
             }
         }
     }
@@ -42,16 +49,18 @@ struct TrustMatrixLiveTests {
         ("RSA-1024 leaf", { try $0.rsa1024Chain() }, .weakKey),
     ]
 
-    @Test(arguments: 0..<Self.badChains.count)
-    func badChainIsRefused(case index: Int) async throws {
+    @Test(arguments: 0..<Self.badChains.count, WireProtocol.allCases)
+    func badChainIsRefused(case index: Int, over wire: WireProtocol) async throws {
         let (name, make, expected) = Self.badChains[index]
         let chain = try make(Live.pki)
-        try await withLoopbackHTTPServer(Live.tls(chain)) { server in
+        try await withLoopbackHTTPServer(Live.tls(chain, over: wire)) { server in
             try await withTransport { transport in
                 let error = await expectFailure(transport, get(url(server)))
                 #expect(error?.code == .serverTrustFailure, "\(name)")
                 #expect(error?.serverTrustError?.code == expected, "\(name): \(String(describing: error))")
                 #expect(server.statistics.requests.isEmpty, "\(name): a request reached the server")
+                #expect(server.statistics.http2Streams == 0)
+                #expect(transport.statistics.connectionsOpened == 0)
             }
         }
     }

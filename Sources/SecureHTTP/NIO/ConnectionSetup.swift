@@ -439,6 +439,7 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
                 closeReason: self.closeReason,
                 goAwayLastStream: self.goAwayLastStream,
                 activity: self.activity,
+                mapError: self.mapError,
                 idleTimeout: TimeAmount(self.timeouts.idle),
                 pingInterval: self.http2.pingInterval.map(TimeAmount.init),
                 pingTimeout: TimeAmount(self.http2.pingTimeout)

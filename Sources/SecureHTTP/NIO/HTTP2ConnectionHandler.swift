@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP2
+import NIOSSL
 
 /// How many exchanges hold a stream of an HTTP/2 connection, and since when none has: counted
 /// by the pool from the grant to the release (not from NIOHTTP2's stream events, which also
@@ -77,6 +78,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     private var goingAway = false
     private var lastStreamLimit = HTTP2ConnectionHandler.assumedStreamLimit
     private let activity: HTTP2StreamActivity
+    private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var lastInbound = NIODeadline.now()
     private var pingSentAt: NIODeadline?
     /// One timer serves the idle timeout and the PING schedule; it may fire early and re-arm.
@@ -90,12 +92,14 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         closeReason: NIOLockedValueBox<SecureHTTPError?>,
         goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
         activity: HTTP2StreamActivity,
+        mapError: @escaping @Sendable (any Error) -> SecureHTTPError,
         idleTimeout: TimeAmount,
         pingInterval: TimeAmount?,
         pingTimeout: TimeAmount
     ) {
         self.goAwayLastStream = goAwayLastStream
         self.activity = activity
+        self.mapError = mapError
         self.ready = ready
         self.multiplexer = multiplexer
         self.events = events
@@ -159,9 +163,16 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        let mapped =
-            (error as? SecureHTTPError)
-            ?? SecureHTTPError(.connectionClosed, "the HTTP/2 connection failed: \(error)")
+        // A TLS alert after the handshake (TLS 1.3 reports a refused client certificate that
+        // way) keeps the name the HTTP/1.1 path gives it; an HTTP/2 error closes the connection.
+        let mapped: SecureHTTPError
+        if let error = error as? SecureHTTPError {
+            mapped = error
+        } else if error is NIOSSLError || error is BoringSSLError {
+            mapped = self.mapError(error)
+        } else {
+            mapped = SecureHTTPError(.connectionClosed, "the HTTP/2 connection failed: \(error)")
+        }
         self.fail(context: context, mapped)
     }
 
