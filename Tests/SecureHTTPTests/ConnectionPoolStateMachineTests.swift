@@ -93,4 +93,78 @@ struct ConnectionPoolStateMachineTests {
         #expect(machine.lease("a", waiter: 4) == .fail)
         #expect(machine.release("a", 10, reusable: true) == .close(10, then: .none))
     }
+
+    // MARK: HTTP/2
+
+    @Test func aMultiplexingKeyOpensOneConnectionAndItsWaitersShareItsStreams() {
+        var machine = Machine(maximumPerKey: 6)
+        #expect(machine.lease("a", waiter: 1, mayMultiplex: true) == .connect)
+        // The protocol is not known yet: the others wait for that connection.
+        #expect(machine.lease("a", waiter: 2, mayMultiplex: true) == .wait)
+        #expect(machine.lease("a", waiter: 3, mayMultiplex: true) == .wait)
+        #expect(machine.lease("a", waiter: 4, mayMultiplex: true) == .wait)
+        // HTTP/2 with a limit of 3: two waiters get streams, the third waits for one.
+        #expect(machine.connected("a", 10, .http2(maximumStreams: 3)) == [.handOver(10, to: 2), .handOver(10, to: 3)])
+        #expect(machine.multiplexed("a") == [.init(used: 3, maximum: 3)])
+        #expect(machine.releaseStream("a", 10) == (close: false, then: .handOver(10, to: 4)))
+        #expect(machine.releaseStream("a", 10) == (close: false, then: .none))
+        #expect(machine.lease("a", waiter: 5, mayMultiplex: true) == .use(10))
+        #expect(machine.counts("a").connecting == 0)
+    }
+
+    @Test func anHTTP1AnswerLetsTheWaitersConnectUpToTheCap() {
+        var machine = Machine(maximumPerKey: 3)
+        #expect(machine.lease("a", waiter: 1, mayMultiplex: true) == .connect)
+        #expect(machine.lease("a", waiter: 2, mayMultiplex: true) == .wait)
+        #expect(machine.lease("a", waiter: 3, mayMultiplex: true) == .wait)
+        #expect(machine.lease("a", waiter: 4, mayMultiplex: true) == .wait)
+        #expect(machine.connected("a", 10, .http1) == [.connect(for: 2), .connect(for: 3)])
+        // Known HTTP/1.1 now: no more waiting for a first connection.
+        #expect(machine.counts("a") == (idle: 0, leased: 1, connecting: 2, waiting: 1))
+    }
+
+    @Test func whenStreamsRunOutASecondConnectionOpensOnlyUpToTheHTTP2Cap() {
+        var machine = Machine(maximumPerKey: 6, maximumMultiplexedPerKey: 2)
+        #expect(machine.lease("a", waiter: 1, mayMultiplex: true) == .connect)
+        #expect(machine.connected("a", 10, .http2(maximumStreams: 1)) == [])
+        #expect(machine.lease("a", waiter: 2, mayMultiplex: true) == .connect)
+        #expect(machine.lease("a", waiter: 3, mayMultiplex: true) == .wait)
+        #expect(machine.connected("a", 11, .http2(maximumStreams: 1)) == [])
+        #expect(machine.lease("a", waiter: 4, mayMultiplex: true) == .wait)
+        // The server raises its limit: the waiters get streams in order.
+        #expect(machine.streamLimitChanged("a", 10, to: 3) == [.handOver(10, to: 3), .handOver(10, to: 4)])
+    }
+
+    @Test func goAwayDrainsAConnectionAndTheWaitersMoveOn() {
+        var machine = Machine(maximumPerKey: 6)
+        #expect(machine.lease("a", waiter: 1, mayMultiplex: true) == .connect)
+        #expect(machine.connected("a", 10, .http2(maximumStreams: 1)) == [])
+        #expect(machine.lease("a", waiter: 2, mayMultiplex: true) == .wait)
+        // GOAWAY: no new stream there, and the waiter may open the next connection.
+        let (close, wakes) = machine.goingAway("a", 10)
+        #expect(!close)
+        #expect(wakes == [.connect(for: 2)])
+        #expect(machine.multiplexed("a") == [.init(used: 1, maximum: 1, draining: true)])
+        // Its last stream ends: close it.
+        #expect(machine.releaseStream("a", 10) == (close: true, then: .none))
+        #expect(machine.multiplexed("a") == [])
+    }
+
+    @Test func aClosedHTTP2ConnectionIsForgottenAndShutdownDrainsBusyOnes() {
+        var machine = Machine(maximumPerKey: 6, maximumMultiplexedPerKey: 2)
+        #expect(machine.lease("a", waiter: 1, mayMultiplex: true) == .connect)
+        #expect(machine.connected("a", 10, .http2(maximumStreams: 5)) == [])
+        #expect(machine.releaseStream("a", 10) == (close: false, then: .none))
+        #expect(machine.lease("a", waiter: 2, mayMultiplex: true) == .use(10))
+        #expect(machine.multiplexedConnectionGone("a", 10) == [])
+        #expect(machine.lease("a", waiter: 3, mayMultiplex: true) == .connect)
+        #expect(machine.connected("a", 11, .http2(maximumStreams: 5)) == [])
+        #expect(machine.lease("a", waiter: 4, mayMultiplex: true) == .use(11))
+        #expect(machine.releaseStream("a", 11) == (close: false, then: .none))
+        let (close, fail) = machine.shutDown()
+        #expect(close == [])
+        #expect(fail == [])
+        #expect(machine.releaseStream("a", 11) == (close: true, then: .none))
+        #expect(machine.lease("a", waiter: 5, mayMultiplex: true) == .fail)
+    }
 }
