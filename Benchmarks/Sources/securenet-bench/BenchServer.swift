@@ -2,6 +2,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -14,6 +15,7 @@ struct ServerCounters: Codable, Sendable {
     var requests = 0
     var tokenCalls = 0
     var unauthorized = 0
+    var http2Connections = 0
 }
 
 /// The token state the token endpoint and `/protected` share.
@@ -52,15 +54,17 @@ final class BenchHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let state: BenchServerState
+    private let countsHandshakes: Bool
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
 
-    init(state: BenchServerState) {
+    init(state: BenchServerState, countsHandshakes: Bool = true) {
         self.state = state
+        self.countsHandshakes = countsHandshakes
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+        if self.countsHandshakes, let event = event as? TLSUserEvent, case .handshakeCompleted = event {
             self.state.counters.withLockedValue { $0.handshakes += 1 }
         }
         context.fireUserInboundEventTriggered(event)
@@ -165,6 +169,23 @@ final class BenchHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
+/// Counts TLS handshakes on the HTTP/2 port (where the request handler sits on a stream).
+final class BenchHandshakeCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let state: BenchServerState
+
+    init(state: BenchServerState) {
+        self.state = state
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+            self.state.counters.withLockedValue { $0.handshakes += 1 }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
 /// Runs the server until stdin closes. Prints `READY <port>` once listening; then answers
 /// `stats` with a JSON line of counters and `tokens <access> <refresh>` by setting the token state.
 enum BenchServer {
@@ -190,8 +211,57 @@ enum BenchServer {
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
+        // The same server with ALPN `h2`, `http/1.1` on a second port: the HTTP/2 workloads. Up
+        // to 1,000 concurrent streams, so that concurrency 128 fits on one connection.
+        var h2TLS = tls
+        h2TLS.applicationProtocols = ["h2", "http/1.1"]
+        let h2Context = try NIOSSLContext(configuration: h2TLS)
+        let h2Channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                state.counters.withLockedValue { $0.connections += 1 }
+                do {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: h2Context))
+                    try channel.pipeline.syncOperations.addHandler(BenchHandshakeCounter(state: state))
+                } catch {
+                    return channel.eventLoop.makeFailedFuture(error)
+                }
+                return channel.configureHTTP2SecureUpgrade(
+                    h2ChannelConfigurator: { channel in
+                        state.counters.withLockedValue { $0.http2Connections += 1 }
+                        return channel.eventLoop.makeCompletedFuture {
+                            var connection = NIOHTTP2Handler.ConnectionConfiguration()
+                            connection.initialSettings = [
+                                HTTP2Setting(parameter: .maxConcurrentStreams, value: 1_000),
+                                HTTP2Setting(parameter: .maxHeaderListSize, value: 16_384),
+                            ]
+                            _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                                mode: .server,
+                                connectionConfiguration: connection,
+                                streamConfiguration: NIOHTTP2Handler.StreamConfiguration()
+                            ) { stream in
+                                stream.eventLoop.makeCompletedFuture {
+                                    try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                    try stream.pipeline.syncOperations.addHandler(BenchHTTPHandler(state: state, countsHandshakes: false))
+                                }
+                            }
+                        }
+                    },
+                    http1ChannelConfigurator: { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                            try channel.pipeline.syncOperations.addHandler(BenchHTTPHandler(state: state, countsHandshakes: false))
+                        }
+                    }
+                )
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
         let port = channel.localAddress?.port ?? 0
-        reply("READY \(port)")
+        let h2Port = h2Channel.localAddress?.port ?? 0
+        reply("READY \(port) \(h2Port)")
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         while let line = readLine() {
@@ -211,6 +281,7 @@ enum BenchServer {
             if words.first == "quit" { break }
         }
         try await channel.close()
+        try await h2Channel.close()
         try await group.shutdownGracefully()
     }
 }

@@ -20,7 +20,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
     var title: String {
         switch self {
         case .project: "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins)"
-        case .asyncHTTPClient: "AsyncHTTPClient 1.37.0 (full verification)"
+        case .asyncHTTPClient: "AsyncHTTPClient 1.37.0 (full verification; HTTP/1.1 only, or .automatic on the h2 workloads)"
         case .limit: "bare NIO + NIOSSL, each request awaited from a task (the async limit: it pays the same task hop as the project)"
         case .wire: "bare NIO + NIOSSL, each keep-alive request sent from the previous response on the event loop (the wire limit; keep-alive workloads only)"
         }
@@ -84,12 +84,13 @@ struct AHCClient: BenchClient {
     let client: HTTPClient
     let base: String
 
-    init(endpoint: ServerEndpoint, group: any EventLoopGroup, connections: Int) throws {
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup, connections: Int, http2: Bool = false) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(endpoint.rootPEM.utf8)))
         tls.certificateVerification = .fullVerification
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .http1Only
+        // HTTP/2 when the workload asks for it (AsyncHTTPClient's default), else HTTP/1.1.
+        configuration.httpVersion = http2 ? .automatic : .http1Only
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         self.client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
         self.base = "https://\(endpoint.authority)"

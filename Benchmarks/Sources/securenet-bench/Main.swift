@@ -35,6 +35,8 @@ struct ClientCommand: AsyncParsableCommand {
     @Option var port: Int = 0
     @Option(help: "Folder holding root.pem, server-chain.pem and pins.txt.")
     var pki: String
+    @Flag(help: "Offer HTTP/2 (the project's default; AsyncHTTPClient's .automatic): use with the server's h2 port.")
+    var http2 = false
 
     func run() async throws {
         guard let kind = ClientKind(rawValue: self.kind) else { throw ValidationError("unknown client \(self.kind)") }
@@ -47,7 +49,7 @@ struct ClientCommand: AsyncParsableCommand {
         switch self.workload {
         case "keepalive", "newconn", "large":
             let workload = try NetworkWorkload.named(self.workload, concurrency: self.concurrency, requests: self.requests)
-            result = try await runNetworkWorkload(workload, kind: kind, endpoint: endpoint)
+            result = try await runNetworkWorkload(workload, kind: kind, endpoint: endpoint, http2: self.http2)
         case "tokens-expired", "tokens-rejected":
             result = try await runTokenStorm(
                 endpoint: endpoint, requests: self.requests ?? 1_000,

@@ -33,7 +33,7 @@ struct RunAll: AsyncParsableCommand {
                 for kind in order {
                     if spec.resetsTokens { try server.command("tokens access-0 refresh-0") }
                     let before = try server.stats()
-                    let result = try runClient(kind: kind, spec: spec, port: server.port, pki: pki)
+                    let result = try runClient(kind: kind, spec: spec, port: spec.http2 ? server.http2Port : server.port, pki: pki)
                     let after = try server.stats()
                     let measured = Measured(
                         result: result,
@@ -76,6 +76,8 @@ struct RunSpec: Sendable {
     let requests: Int?
     let clients: [ClientKind]
     var resetsTokens = false
+    /// Against the server's `h2` port, AsyncHTTPClient with HTTP/2 enabled.
+    var http2 = false
 
     static func all(scale: Double) -> [RunSpec] {
         func n(_ value: Int) -> Int { max(1, Int(Double(value) * scale)) }
@@ -89,6 +91,10 @@ struct RunSpec: Sendable {
             RunSpec(id: "newconn-c1", title: "New connection per request, 500 GETs, concurrency 1", workload: "newconn", concurrency: 1, requests: n(500), clients: fresh),
             RunSpec(id: "newconn-c8", title: "New connection per request, 500 GETs, concurrency 8", workload: "newconn", concurrency: 8, requests: n(500), clients: fresh),
             RunSpec(id: "large-c8", title: "Large bodies, 1,000 GETs of 100 KiB, concurrency 8", workload: "large", concurrency: 8, requests: n(1_000), clients: keepAlive),
+            RunSpec(id: "h2-keepalive-c1", title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 1", workload: "keepalive", concurrency: 1, requests: n(10_000), clients: [.project, .asyncHTTPClient], http2: true),
+            RunSpec(id: "h2-keepalive-c32", title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 32", workload: "keepalive", concurrency: 32, requests: n(10_000), clients: [.project, .asyncHTTPClient], http2: true),
+            RunSpec(id: "h2-keepalive-c128", title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 128", workload: "keepalive", concurrency: 128, requests: n(10_000), clients: [.project, .asyncHTTPClient], http2: true),
+            RunSpec(id: "h2-large-c8", title: "HTTP/2, 1,000 GETs of 100 KiB over one connection, concurrency 8", workload: "large", concurrency: 8, requests: n(1_000), clients: [.project, .asyncHTTPClient], http2: true),
             RunSpec(id: "tokens-expired", title: "Token storm: 1,000 concurrent requests, access token expired locally", workload: "tokens-expired", concurrency: 1_000, requests: n(1_000), clients: [.project], resetsTokens: true),
             RunSpec(id: "tokens-rejected", title: "Token storm: 1,000 concurrent requests, access token rejected by the server (401)", workload: "tokens-rejected", concurrency: 1_000, requests: n(1_000), clients: [.project], resetsTokens: true),
             RunSpec(id: "trust", title: "ServerTrust evaluation in process", workload: "trust", concurrency: 1, requests: n(20_000), clients: [.project]),
@@ -132,6 +138,7 @@ func runClient(kind: ClientKind, spec: RunSpec, port: Int, pki: URL) throws -> R
         "--port", String(port), "--pki", pki.path,
     ]
     if let requests = spec.requests { arguments += ["--requests", String(requests)] }
+    if spec.http2 { arguments.append("--http2") }
     process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
@@ -154,6 +161,7 @@ final class ServerProcess {
     private let output = Pipe()
     private var buffer = Data()
     private(set) var port = 0
+    private(set) var http2Port = 0
 
     init(pki: URL) throws {
         self.process.executableURL = selfExecutable
@@ -161,10 +169,12 @@ final class ServerProcess {
         self.process.standardInput = self.input
         self.process.standardOutput = self.output
         try self.process.run()
-        guard let ready = self.readLine(), ready.hasPrefix("READY "), let port = Int(ready.dropFirst(6)) else {
+        let words = self.readLine()?.split(separator: " ") ?? []
+        guard words.count == 3, words[0] == "READY", let port = Int(words[1]), let http2Port = Int(words[2]) else {
             throw BenchError("the server did not start")
         }
         self.port = port
+        self.http2Port = http2Port
     }
 
     private func readLine() -> String? {

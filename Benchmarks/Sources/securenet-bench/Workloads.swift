@@ -81,12 +81,12 @@ func drive(
     }
 }
 
-func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint: ServerEndpoint) async throws -> RunResult {
+func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint: ServerEndpoint, http2: Bool = false) async throws -> RunResult {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let client: any BenchClient
     switch kind {
     case .project: client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency)
-    case .asyncHTTPClient: client = try AHCClient(endpoint: endpoint, group: group, connections: workload.concurrency)
+    case .asyncHTTPClient: client = try AHCClient(endpoint: endpoint, group: group, connections: workload.concurrency, http2: http2)
     case .limit: client = try LimitClient(endpoint: endpoint, group: group)
     case .wire:
         let result: RunResult
@@ -116,6 +116,7 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
         let statistics = transport.statistics
         result.extra["clientConnectionsOpened"] = Double(statistics.connectionsOpened)
         result.extra["trustEvaluations"] = Double(statistics.trustEvaluations)
+        result.extra["clientHTTP2Connections"] = Double(statistics.http2ConnectionsOpened)
     }
     return result
 }
