@@ -112,7 +112,9 @@ struct APIClientUnitTests {
         for status in [400, 401, 403, 404, 409, 422, 500, 501] {
             #expect(!SecureAPIClient.isRetryable(APIError(.serverError, "", status: status), policy: policy))
         }
-        let retryable: [SecureHTTPError.Code] = [.connectFailed, .connectTimeout, .connectionClosed, .tlsHandshakeTimeout]
+        let retryable: [SecureHTTPError.Code] = [
+            .connectFailed, .connectTimeout, .connectionClosed, .tlsHandshakeTimeout, .streamReset, .requestNotProcessed,
+        ]
         let final: [SecureHTTPError.Code] = [.serverTrustFailure, .policyViolation, .tlsHandshakeFailure, .responseTooLarge, .deadlineExceeded]
         for code in retryable {
             #expect(SecureAPIClient.isRetryable(.transport(SecureHTTPError(code, "x")), policy: policy))
@@ -120,6 +122,13 @@ struct APIClientUnitTests {
         for code in final {
             #expect(!SecureAPIClient.isRetryable(.transport(SecureHTTPError(code, "x")), policy: policy))
         }
+        // A POST is sent again only when the server said it did not process it.
+        let notProcessed = APIError.transport(SecureHTTPError(.requestNotProcessed, "x"))
+        #expect(SecureAPIClient.mayRetry(idempotent: false, notProcessed, policy: policy))
+        #expect(!SecureAPIClient.mayRetry(idempotent: false, .transport(SecureHTTPError(.streamReset, "x")), policy: policy))
+        #expect(!SecureAPIClient.mayRetry(idempotent: false, .transport(SecureHTTPError(.connectionClosed, "x")), policy: policy))
+        #expect(SecureAPIClient.mayRetry(idempotent: true, .transport(SecureHTTPError(.streamReset, "x")), policy: policy))
+        #expect(!SecureAPIClient.mayRetry(idempotent: true, .transport(SecureHTTPError(.serverTrustFailure, "x")), policy: policy))
     }
 
     @Test("A base URL that is not absolute http(s) is refused")

@@ -5,7 +5,9 @@ import Foundation
 /// A request is retried only when it is idempotent (``Request/isIdempotent``) and either the
 /// server answered one of ``retryableStatuses`` (408, 429, 502, 503, 504 by default) or the
 /// connection failed before an answer (connect refused or timed out, handshake timed out,
-/// connection closed). Trust, policy and TLS failures are never retried. The wait is exponential
+/// connection closed, an HTTP/2 stream reset). A request of any method is retried when the
+/// server said it did not process it (HTTP/2 GOAWAY or REFUSED_STREAM:
+/// `SecureHTTPError.Code.requestNotProcessed`). Trust, policy and TLS failures are never retried. The wait is exponential
 /// backoff with full jitter (a random time up to `baseDelay × 2^(retry − 1)`, at most
 /// ``maximumDelay``), or the server's `Retry-After` when it gave one. A `Retry-After` longer than
 /// ``maximumRetryAfter`` is not waited for: the error is thrown with ``APIError/retryAfter`` set.

@@ -359,7 +359,7 @@ public final class SecureAPIClient: Sendable {
             case .retry(let delay): return delay
             }
         }
-        guard request.isIdempotent, Self.isRetryable(error, policy: policy) else { return nil }
+        guard Self.mayRetry(idempotent: request.isIdempotent, error, policy: policy) else { return nil }
         return policy.delay(beforeRetry: attempt, retryAfter: error.retryAfter, random: Double.random(in: 0..<1))
     }
 
@@ -367,6 +367,15 @@ public final class SecureAPIClient: Sendable {
         if let status = error.status { return policy.retryableStatuses.contains(status) }
         guard error.code == .transportFailure, let code = error.transportError?.code else { return false }
         return code == .connectFailed || code == .connectTimeout || code == .connectionClosed || code == .tlsHandshakeTimeout
+            || code == .streamReset || code == .requestNotProcessed
+    }
+
+    /// Whether `error` may be answered with another attempt: an idempotent request after any
+    /// retryable error; any request after ``SecureHTTP/SecureHTTPError/Code/requestNotProcessed``,
+    /// since the server said it did not process it (RFC 9113 §6.8, §8.7).
+    static func mayRetry(idempotent: Bool, _ error: APIError, policy: RetryPolicy) -> Bool {
+        guard Self.isRetryable(error, policy: policy) else { return false }
+        return idempotent || (error.status == nil && error.transportError?.code == .requestNotProcessed)
     }
 
     // MARK: - Decoding
