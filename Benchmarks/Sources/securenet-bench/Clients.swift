@@ -61,6 +61,14 @@ struct ProjectClient: BenchClient {
         policy.pinning.pin(try HostPattern(endpoint.host), to: try PinSet(endpoint.pins))
         var configuration = HTTPTransportConfiguration(policy: policy)
         configuration.maximumConnectionsPerHost = connections
+        // For measuring flow-control windows by hand (the defaults otherwise).
+        let environment = ProcessInfo.processInfo.environment
+        if let window = environment["SECURENET_BENCH_H2_STREAM_WINDOW"].flatMap(Int.init) {
+            configuration.http2.streamWindowSize = window
+        }
+        if let window = environment["SECURENET_BENCH_H2_CONNECTION_WINDOW"].flatMap(Int.init) {
+            configuration.http2.connectionWindowSize = window
+        }
         self.transport = try NIOHTTPTransport(configuration: configuration, eventLoopGroup: group)
         self.endpoint = endpoint
     }
