@@ -335,6 +335,23 @@ struct HTTP2TransportLiveTests {
         }
     }
 
+    /// The request that opened a connection holds it from the handshake on: even a 1 ms idle
+    /// timeout cannot close it before that request's stream, however late its task resumes.
+    @Test func aConnectionServesTheRequestThatOpenedItWhateverTheIdleTimeout() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls) { server in
+            try await withTransport(Live.configuration { $0.timeouts.idle = .milliseconds(1) }) { transport in
+                for index in 0..<10 {
+                    let response = try await transport.send(get(url(server, "/\(index)")))
+                    #expect(response.response.status == .ok)
+                    try await waitUntil { server.statistics.openConnections == 0 }
+                }
+                #expect(transport.statistics.notProcessedRetries == 0)
+                #expect(transport.statistics.http2ConnectionsOpened == 10)
+            }
+        }
+    }
+
     @Test func pingsKeepAnIdleConnectionCheckedAndOpen() async throws {
         let tls = Live.tls(try Live.pki.validChain(), over: .http2)
         try await withLoopbackHTTPServer(tls) { server in

@@ -459,8 +459,8 @@ final class ConnectionPool: Sendable {
         }
         let (isShutDown, effects) = self.state.withLockedValue { state in
             var effects = Effects()
+            // The opener's exchange is already counted by the connection (from its setup).
             state.connections[id] = connection
-            connection.beginExchange()
             for wake in state.machine.connected(key, id, negotiated) {
                 Self.perform(&state, wake, key: key, &effects)
             }

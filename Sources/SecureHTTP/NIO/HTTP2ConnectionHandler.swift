@@ -8,7 +8,10 @@ import NIOSSL
 /// report streams that never opened, and come too late to keep a granted connection open), read
 /// by the connection's idle timer.
 final class HTTP2StreamActivity: Sendable {
-    private let state = NIOLockedValueBox((active: 0, idleSince: NIODeadline.now(), closing: false))
+    /// One exchange from the start: the request that opened the connection holds it until its
+    /// release, so the idle timer cannot close it between the handshake and that request's
+    /// stream, however long its task takes to resume.
+    private let state = NIOLockedValueBox((active: 1, idleSince: NIODeadline.now(), closing: false))
 
     /// Whether the connection has begun to close (a TLS channel stays active until the peer's
     /// close_notify, but takes no new stream from then on).
@@ -16,11 +19,6 @@ final class HTTP2StreamActivity: Sendable {
 
     func markClosing() {
         self.state.withLockedValue { $0.closing = true }
-    }
-
-    /// Starts the idle period now (the connection is ready; its setup does not count).
-    func restart() {
-        self.state.withLockedValue { if $0.active == 0 { $0.idleSince = .now() } }
     }
 
     func begin() {
@@ -127,7 +125,6 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             let limit = settings.last(where: { $0.parameter == .maxConcurrentStreams }).map(\.value)
             if let ready = self.ready {
                 self.ready = nil
-                self.activity.restart()
                 self.lastStreamLimit = limit ?? Self.assumedStreamLimit
                 ready.succeed(.http2(self.multiplexer, maximumStreams: self.lastStreamLimit))
             } else if let limit, limit != self.lastStreamLimit {
