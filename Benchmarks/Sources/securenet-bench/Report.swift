@@ -71,7 +71,7 @@ struct Report {
             "| Client | \(rateName) | vs ahc | vs limit | vs wire | p50 µs | p99 µs | CPU µs/request | connections opened | peak RSS MiB | of it code (file) MiB | heap (anon) MiB | failures |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        let limit = self.med(self.rate(spec, .limit))
+        let limit = self.rate(spec, .limit).isEmpty ? nil : self.med(self.rate(spec, .limit))
         let ahc = self.med(self.rate(spec, .asyncHTTPClient))
         let wire = self.rate(spec, .wire).isEmpty ? nil : self.med(self.rate(spec, .wire))
         for kind in spec.clients {
@@ -80,7 +80,7 @@ struct Report {
             let rates = self.rate(spec, kind)
             let mine = self.med(rates)
             lines.append(
-                "| \(kind.rawValue) | \(self.spread(rates, spec.workload == "large" ? 1 : 0)) | \(String(format: "%.2f×", mine / ahc)) | \(String(format: "%.2f×", mine / limit)) | \(wire.map { String(format: "%.2f×", mine / $0) } ?? "—") "
+                "| \(kind.rawValue) | \(self.spread(rates, spec.workload == "large" ? 1 : 0)) | \(String(format: "%.2f×", mine / ahc)) | \(limit.map { String(format: "%.2f×", mine / $0) } ?? "—") | \(wire.map { String(format: "%.2f×", mine / $0) } ?? "—") "
                     + "| \(self.spread(runs.compactMap(\.result.p50Microseconds))) | \(self.spread(runs.compactMap(\.result.p99Microseconds))) "
                     + "| \(self.spread(runs.map(\.result.cpuMicrosecondsPerRequest), 1)) | \(self.spread(runs.map { Double($0.handshakes) })) "
                     + "| \(self.spread(runs.map { Double($0.result.peakRSSKiB) / 1024 }, 1)) "
