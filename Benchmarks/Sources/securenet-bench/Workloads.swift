@@ -87,7 +87,7 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
     switch kind {
     case .project: client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency)
     case .asyncHTTPClient: client = try AHCClient(endpoint: endpoint, group: group, connections: workload.concurrency, http2: http2)
-    case .limit: client = try LimitClient(endpoint: endpoint, group: group)
+    case .limit: client = http2 ? try await HTTP2LimitClient(endpoint: endpoint, group: group) : try LimitClient(endpoint: endpoint, group: group)
     case .wire:
         let result: RunResult
         do {

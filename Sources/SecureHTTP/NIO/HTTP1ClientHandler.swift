@@ -127,7 +127,15 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch (self.unwrapInboundIn(data), self.state) {
+        let part = self.unwrapInboundIn(data)
+        // A body part first and apart: a `switch` over `(part, self.state)` would keep a second
+        // reference to the body buffer for the whole case, so every append would copy the body
+        // received so far (quadratic in its size).
+        if case .body(let bytes) = part, case .receivingBody = self.state {
+            self.receiveBody(bytes, context: context)
+            return
+        }
+        switch (part, self.state) {
         case (.head(let head), .awaitingHead(let exchange)):
             if head.status.code >= 100 && head.status.code < 200 && head.status.code != 101 {
                 return  // interim response; the final one follows
@@ -146,14 +154,6 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             body.clear()
             body.reserveCapacity(min(max(0, length ?? 0), 1 << 20))
             self.state = .receivingBody(exchange, head, body)
-        case (.body(var part), .receivingBody(let exchange, let head, var buffer)):
-            guard buffer.readableBytes + part.readableBytes <= exchange.maximumBodySize else {
-                self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
-                return
-            }
-            self.state = .closed  // avoid a copy-on-write of the buffer held in the state
-            buffer.writeBuffer(&part)
-            self.state = .receivingBody(exchange, head, buffer)
         case (.end, .receivingBody(let exchange, let head, let buffer)):
             self.state = .idle
             self.exchangeDeadline = nil
@@ -173,6 +173,19 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         default:
             self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response part out of order"))
         }
+    }
+
+    private func receiveBody(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        guard case .receivingBody(let exchange, let head, var buffer) = self.state else { return }
+        // The state lets go of the buffer before it grows, so the append never copies it.
+        self.state = .receivingBody(exchange, head, ByteBuffer())
+        var bytes = bytes
+        guard buffer.readableBytes + bytes.readableBytes <= exchange.maximumBodySize else {
+            self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
+            return
+        }
+        buffer.writeBuffer(&bytes)
+        self.state = .receivingBody(exchange, head, buffer)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -87,6 +87,13 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let payload = self.unwrapInboundIn(data)
+        // DATA first and apart: a `switch` over `(payload, self.state)` would keep a second
+        // reference to the body buffer for the whole case, so every append would copy the body
+        // received so far (quadratic in its size).
+        if case .data(let frame) = payload, case .receivingBody = self.state {
+            self.receiveData(frame, context: context)
+            return
+        }
         switch (payload, self.state) {
         case (.headers(let frame), .awaitingHead):
             let status = frame.headers.first(name: ":status").flatMap(Int.init) ?? 0
@@ -105,19 +112,6 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
             let buffer = context.channel.allocator.buffer(capacity: min(max(0, length), 1 << 20))
             self.state = .receivingBody(frame.headers, buffer)
             if frame.endStream { self.succeed(context: context) }
-        case (.data(let frame), .receivingBody(let head, var buffer)):
-            guard case .byteBuffer(var part) = frame.data else {
-                self.fail(context: context, SecureHTTPError(.invalidResponse, "the response body arrived in an unexpected form"))
-                return
-            }
-            guard buffer.readableBytes + part.readableBytes <= self.maximumBodySize else {
-                self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
-                return
-            }
-            self.state = .done  // avoid a copy-on-write of the buffer held in the state
-            buffer.writeBuffer(&part)
-            self.state = .receivingBody(head, buffer)
-            if frame.endStream { self.succeed(context: context) }
         case (.headers(let frame), .receivingBody):
             // Trailers: accepted and not surfaced; they must end the stream (RFC 9113 §8.1).
             if frame.endStream {
@@ -130,6 +124,23 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         default:
             break  // WINDOW_UPDATE, PRIORITY and the like: NIOHTTP2's business
         }
+    }
+
+    private func receiveData(_ frame: HTTP2Frame.FramePayload.Data, context: ChannelHandlerContext) {
+        guard case .receivingBody(let head, var buffer) = self.state else { return }
+        // The state lets go of the buffer before it grows, so the append never copies it.
+        self.state = .receivingBody(head, ByteBuffer())
+        guard case .byteBuffer(var part) = frame.data else {
+            self.fail(context: context, SecureHTTPError(.invalidResponse, "the response body arrived in an unexpected form"))
+            return
+        }
+        guard buffer.readableBytes + part.readableBytes <= self.maximumBodySize else {
+            self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
+            return
+        }
+        buffer.writeBuffer(&part)
+        self.state = .receivingBody(head, buffer)
+        if frame.endStream { self.succeed(context: context) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -1,0 +1,118 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// The HTTP/2 async limit: bare NIO + NIOSSL + NIOHTTP2 with verification off, one connection,
+/// a stream per request written straight from the awaiting task (one hop onto the event loop,
+/// as the project pays), no pool, no header checks, no size limit: what HTTP/2 itself costs a
+/// client that awaits each request.
+final class HTTP2LimitClient: BenchClient {
+    private let endpoint: ServerEndpoint
+    private let channel: any Channel
+    private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup) async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let channel = try await ClientBootstrap(group: group)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                }
+            }
+            .connect(host: endpoint.host, port: endpoint.port)
+            .get()
+        self.multiplexer = try await channel.eventLoop.submit {
+            var connection = NIOHTTP2Handler.ConnectionConfiguration()
+            connection.initialSettings = [
+                HTTP2Setting(parameter: .enablePush, value: 0),
+                HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+            ]
+            connection.targetWindowSize = 8 << 20
+            var stream = NIOHTTP2Handler.StreamConfiguration()
+            stream.targetWindowSize = 1 << 20
+            let handler = NIOHTTP2Handler(mode: .client, eventLoop: channel.eventLoop, connectionConfiguration: connection, streamConfiguration: stream) {
+                $0.close()
+            }
+            try channel.pipeline.syncOperations.addHandler(handler)
+            return try handler.syncMultiplexer()
+        }.get()
+        self.channel = channel
+        self.endpoint = endpoint
+    }
+
+    func get(_ path: String, fresh: Bool) async throws -> Int {
+        var headers = HPACKHeaders()
+        headers.add(name: ":method", value: "GET")
+        headers.add(name: ":scheme", value: "https")
+        headers.add(name: ":authority", value: self.endpoint.authority)
+        headers.add(name: ":path", value: path)
+        let loop = self.channel.eventLoop
+        let promise = loop.makePromise(of: (Int, Int).self)
+        let multiplexer = self.multiplexer
+        loop.execute {
+            multiplexer.createStreamChannel(promise: nil) { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(HTTP2LimitStreamHandler(headers: headers, promise: promise))
+                }
+            }
+        }
+        let (status, bytes) = try await promise.futureResult.get()
+        guard status == 200 else { throw BenchError("status \(status)") }
+        return bytes
+    }
+
+    func shutdown() async throws {
+        try? await self.channel.close()
+    }
+}
+
+final class HTTP2LimitStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    private let headers: HPACKHeaders
+    private let promise: EventLoopPromise<(Int, Int)>
+    private var status = 0
+    private var bytes = 0
+
+    init(headers: HPACKHeaders, promise: EventLoopPromise<(Int, Int)>) {
+        self.headers = headers
+        self.promise = promise
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: true))), promise: nil)
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .headers(let frame):
+            if let status = frame.headers.first(name: ":status").flatMap(Int.init) { self.status = status }
+            if frame.endStream { self.promise.succeed((self.status, self.bytes)) }
+        case .data(let frame):
+            self.bytes += frame.data.readableBytes
+            if frame.endStream { self.promise.succeed((self.status, self.bytes)) }
+        default:
+            break
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.promise.fail(BenchError("the stream closed early"))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        self.promise.fail(error)
+        context.close(promise: nil)
+    }
+}
