@@ -61,6 +61,31 @@ struct HTTP2TransportLiveTests {
         #expect(!TLSSetup.offersHTTP2(requirements, versions: .http1Only))
     }
 
+    /// `offersHTTP2` reads the requirements; it must say exactly what the suite list says: h2
+    /// only when every suite offered is ECDHE with an AEAD cipher, at TLS 1.2 or above.
+    @Test func theHTTP2OfferFollowsTheSuiteListForEveryException() throws {
+        var offered = 0
+        for version in [TLSVersion.v1_0, .v1_1, .v1_2, .v1_3] {
+            for forwardSecrecy in [true, false] {
+                for suites in [CipherSuitePolicy.aeadOnly, .ats] {
+                    var policy = Live.policy
+                    policy.setException(
+                        DomainException(minimumTLSVersion: version, requiresForwardSecrecy: forwardSecrecy, cipherSuites: suites),
+                        for: "localhost"
+                    )
+                    let requirements = try policy.requirements(for: URL(string: "https://localhost/")!)
+                    let bySuiteList =
+                        requirements.minimumTLSVersion >= .v1_2
+                        && TLSSetup.cipherSuites(for: requirements).allSatisfy(TLSSetup.forwardSecretSuites.contains)
+                    #expect(TLSSetup.offersHTTP2(requirements, versions: .automatic) == bySuiteList, "\(version) \(forwardSecrecy) \(suites)")
+                    if bySuiteList { offered += 1 }
+                }
+            }
+        }
+        // TLS 1.2 and 1.3 minimums with forward secrecy and the AEAD list.
+        #expect(offered == 2)
+    }
+
     // MARK: The pool
 
     @Test func twoHundredConcurrentRequestsShareOneConnection() async throws {

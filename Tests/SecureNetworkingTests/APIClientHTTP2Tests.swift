@@ -27,7 +27,7 @@ struct APIClientHTTP2Tests {
             try await withSecureAPIClient(configuration) { client in
                 async let first = client.send(Request<Data>.post("orders/1", body: .json(["n": 1]), requiresAuthentication: false))
                 async let second = client.send(Request<Data>.post("orders/2", body: .json(["n": 2]), requiresAuthentication: false))
-                try await waitUntilSent { server.statistics.goAwaysSent == 1 }
+                try await waitUntil { server.statistics.goAwaysSent == 1 }
                 gate.open()
                 let (one, two) = try await (first, second)
                 #expect(one == Data(#"{"ok":true}"#.utf8))
@@ -44,7 +44,7 @@ struct APIClientHTTP2Tests {
         }
     }
 
-    private func waitUntilSent(_ condition: @Sendable () -> Bool) async throws {
+    private func waitUntil(_ condition: @Sendable () -> Bool) async throws {
         for _ in 0..<2000 {
             if condition() { return }
             try await Task.sleep(for: .milliseconds(5))

@@ -131,7 +131,7 @@ enum ConnectionSetup {
                             try Self.addHTTP1Handlers(
                                 to: channel,
                                 negotiated: promise,
-                                usesTLS: sslContext != nil,
+                                awaitsTLSHandshake: sslContext != nil,
                                 closeReason: closeReason,
                                 timeouts: timeouts,
                                 mapError: mapError
@@ -144,7 +144,7 @@ enum ConnectionSetup {
         // The whole setup (connect, handshake timer, completion) runs on the connection's event
         // loop, entered once: each future callback or timer registered from off the loop would
         // cost a hop, and a new connection would pay half a dozen of them.
-        let attempt = ConnectAttempt()
+        let attempt = ChannelCancellation()
         let channel: any Channel
         let negotiated: Negotiated
         do {
@@ -202,7 +202,7 @@ enum ConnectionSetup {
     static func addHTTP1Handlers(
         to channel: any Channel,
         negotiated: EventLoopPromise<Negotiated>,
-        usesTLS: Bool,
+        awaitsTLSHandshake: Bool,
         closeReason: NIOLockedValueBox<SecureHTTPError?>,
         timeouts: HTTPTransportConfiguration.Timeouts,
         mapError: @escaping @Sendable (any Error) -> SecureHTTPError
@@ -213,7 +213,7 @@ enum ConnectionSetup {
         try channel.pipeline.syncOperations.addHandler(
             HTTP1ClientHandler(
                 handshakePromise: ready,
-                usesTLS: usesTLS,
+                awaitsTLSHandshake: awaitsTLSHandshake,
                 closeReason: closeReason,
                 idleTimeout: TimeAmount(timeouts.idle),
                 mapError: mapError
@@ -242,7 +242,7 @@ enum ConnectionSetup {
     private static func awaitHandshake(
         channel: any Channel,
         handshake: EventLoopFuture<Negotiated>?,
-        attempt: ConnectAttempt,
+        attempt: ChannelCancellation,
         origin: Origin,
         budget: Duration,
         timeouts: HTTPTransportConfiguration.Timeouts,
@@ -255,7 +255,7 @@ enum ConnectionSetup {
             continuation.resume(throwing: SecureHTTPError(.connectFailed, "the connection to \(origin) was not set up"))
             return
         }
-        guard attempt.connected(channel) else {
+        guard attempt.attach(channel) else {
             channel.close(promise: nil)
             continuation.resume(throwing: SecureHTTPError(.cancelled, "the request was cancelled during the handshake"))
             return
@@ -315,22 +315,23 @@ private final class HandshakeTimer {
     var timedOut = false
 }
 
-/// Lets a cancelled task close a connection that is still being set up.
+/// Lets a cancelled task close a channel that is still being set up: a connection in its
+/// handshake, or an HTTP/2 stream (closing one that is open sends RST_STREAM with CANCEL).
 // SAFETY: both fields are read and written only under `lock`.
-private final class ConnectAttempt: @unchecked Sendable {
+final class ChannelCancellation: @unchecked Sendable {
     private let lock = NIOLock()
     private var channel: (any Channel)?
     private var cancelled = false
 
-    /// Records the connected channel; false when the attempt was cancelled first.
-    func connected(_ channel: any Channel) -> Bool {
+    /// Records the channel; false when the task was cancelled first (the caller then drops it).
+    func attach(_ channel: any Channel) -> Bool {
         self.lock.withLock {
             self.channel = channel
             return !self.cancelled
         }
     }
 
-    /// Cancels the attempt: closes the channel if there is one (which fails the handshake).
+    /// Cancels: closes the channel if there is one (which fails whatever waits on it).
     func cancel() {
         let channel = self.lock.withLock { () -> (any Channel)? in
             self.cancelled = true
@@ -399,7 +400,7 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
                 try ConnectionSetup.addHTTP1Handlers(
                     to: context.channel,
                     negotiated: promise,
-                    usesTLS: false,
+                    awaitsTLSHandshake: false,  // it has just ended
                     closeReason: self.closeReason,
                     timeouts: self.timeouts,
                     mapError: self.mapError

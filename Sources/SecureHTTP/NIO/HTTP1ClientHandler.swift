@@ -43,7 +43,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private var state = State.idle
     private let handshakePromise: EventLoopPromise<Void>
-    private let usesTLS: Bool
+    private let awaitsTLSHandshake: Bool
     private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var requestKeepAlive = true
     private var receiveBuffer: ByteBuffer?
@@ -51,11 +51,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var idleSince = NIODeadline.now()
     /// The deadline of the exchange in flight.
     private var exchangeDeadline: NIODeadline?
-    /// One timer per connection serves both the exchange deadline and the idle timeout. It may
-    /// fire early (it then re-evaluates and re-arms), so a keep-alive exchange whose deadline is
-    /// later than the pending fire time schedules and cancels nothing.
-    private var timer: Scheduled<Void>?
-    private var timerDue: NIODeadline?
+    /// One timer per connection serves both the exchange deadline and the idle timeout.
+    private let timer = CoalescingTimer()
     /// Why the connection ended, for a request written after the fact (a TLS 1.3 server's
     /// alert can arrive before the first request is written).
     private var closeReason: SecureHTTPError? {
@@ -68,7 +65,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     init(
         handshakePromise: EventLoopPromise<Void>,
-        usesTLS: Bool,
+        awaitsTLSHandshake: Bool,
         closeReason: NIOLockedValueBox<SecureHTTPError?>,
         idleTimeout: TimeAmount,
         mapError: @escaping @Sendable (any Error) -> SecureHTTPError
@@ -76,17 +73,17 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.idleTimeout = idleTimeout
         self.handshakePromise = handshakePromise
         self.sharedCloseReason = closeReason
-        self.usesTLS = usesTLS
+        self.awaitsTLSHandshake = awaitsTLSHandshake
         self.mapError = mapError
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if !self.usesTLS { self.handshakePromise.succeed(()) }
+        if !self.awaitsTLSHandshake { self.handshakePromise.succeed(()) }
         context.fireChannelActive()
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if !self.usesTLS && context.channel.isActive { self.handshakePromise.succeed(()) }
+        if !self.awaitsTLSHandshake && context.channel.isActive { self.handshakePromise.succeed(()) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -216,17 +213,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    /// Makes sure the connection's timer fires no later than `due`: an earlier pending fire
-    /// time is kept, a later one is replaced.
     private func ensureTimer(context: ChannelHandlerContext, firesBy due: NIODeadline) {
-        if let pending = self.timerDue, pending <= due { return }
-        self.timer?.cancel()
-        self.timerDue = due
-        self.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
-            self.timer = nil
-            self.timerDue = nil
-            self.timerFired(context: context)
-        }
+        self.timer.ensure(firesBy: due, on: context.eventLoop) { self.timerFired(context: context) }
     }
 
     private func timerFired(context: ChannelHandlerContext) {
@@ -253,9 +241,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func cancelTimers() {
-        self.timer?.cancel()
-        self.timer = nil
-        self.timerDue = nil
+        self.timer.cancel()
     }
 
     private func failPending(_ error: SecureHTTPError) {

@@ -73,7 +73,7 @@ final class HTTP2Connection: Sendable {
         let goAwayLastStream = self.goAwayLastStream
         let activity = self.activity
         let promise = loop.makePromise(of: HTTP2StreamHandler.Completed.self)
-        let control = StreamControl()
+        let control = ChannelCancellation()
         let body = hop.body
         let nioDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         do {
@@ -182,30 +182,5 @@ final class HTTP2Connection: Sendable {
             throw SecureHTTPError(.invalidResponse, "the response has no valid :status")
         }
         return HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields)
-    }
-}
-
-/// Lets a cancelled task reset a stream that is open, or stop one from opening.
-// SAFETY: both fields are read and written only under `lock`.
-private final class StreamControl: @unchecked Sendable {
-    private let lock = NIOLock()
-    private var stream: (any Channel)?
-    private var cancelled = false
-
-    /// Records the stream; false when the request was cancelled first.
-    func attach(_ stream: any Channel) -> Bool {
-        self.lock.withLock {
-            self.stream = stream
-            return !self.cancelled
-        }
-    }
-
-    /// Cancels: closes the stream if there is one (NIOHTTP2 sends RST_STREAM with CANCEL).
-    func cancel() {
-        let stream = self.lock.withLock { () -> (any Channel)? in
-            self.cancelled = true
-            return self.stream
-        }
-        stream?.close(promise: nil)
     }
 }

@@ -79,9 +79,8 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var lastInbound = NIODeadline.now()
     private var pingSentAt: NIODeadline?
-    /// One timer serves the idle timeout and the PING schedule; it may fire early and re-arm.
-    private var timer: Scheduled<Void>?
-    private var timerDue: NIODeadline?
+    /// One timer serves the idle timeout and the PING schedule.
+    private let timer = CoalescingTimer()
 
     init(
         ready: EventLoopPromise<ConnectionSetup.Negotiated>,
@@ -114,8 +113,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.failReady(SecureHTTPError(.connectionClosed, "the HTTP/2 connection closed during setup"))
-        self.timer?.cancel()
-        self.timer = nil
+        self.timer.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -176,8 +174,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     func channelInactive(context: ChannelHandlerContext) {
         self.activity.markClosing()
         self.failReady(SecureHTTPError(.connectionClosed, "the server closed the connection before its HTTP/2 settings"))
-        self.timer?.cancel()
-        self.timer = nil
+        self.timer.cancel()
         context.fireChannelInactive()
     }
 
@@ -199,20 +196,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     /// next PING or its acknowledgement's deadline.
     private func rearm(context: ChannelHandlerContext) {
         // While exchanges run, the idle check comes back an idle timeout later.
-        var due: NIODeadline? = self.activity.idleDeadline(after: self.idleTimeout) ?? (.now() + self.idleTimeout)
+        var due = self.activity.idleDeadline(after: self.idleTimeout) ?? (.now() + self.idleTimeout)
         if let interval = self.pingInterval {
-            let pingDue = self.pingSentAt.map { $0 + self.pingTimeout } ?? (self.lastInbound + interval)
-            due = min(due ?? pingDue, pingDue)
+            due = min(due, self.pingSentAt.map { $0 + self.pingTimeout } ?? (self.lastInbound + interval))
         }
-        guard let due else { return }
-        if let pending = self.timerDue, pending <= due { return }
-        self.timer?.cancel()
-        self.timerDue = due
-        self.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
-            self.timer = nil
-            self.timerDue = nil
-            self.timerFired(context: context)
-        }
+        self.timer.ensure(firesBy: due, on: context.eventLoop) { self.timerFired(context: context) }
     }
 
     private func timerFired(context: ChannelHandlerContext) {

@@ -104,12 +104,13 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
                 }
                 return
             }
-            if let length = frame.headers.first(name: "content-length").flatMap(Int.init), length > self.maximumBodySize {
+            let length = frame.headers.first(name: "content-length").flatMap(Int.init)
+            if let length, length > self.maximumBodySize {
                 self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
                 return
             }
-            let length = frame.headers.first(name: "content-length").flatMap(Int.init) ?? 0
-            let buffer = context.channel.allocator.buffer(capacity: min(max(0, length), 1 << 20))
+            // Reserved from Content-Length (checked against the limit), at most 1 MiB up front.
+            let buffer = context.channel.allocator.buffer(capacity: min(max(0, length ?? 0), 1 << 20))
             self.state = .receivingBody(frame.headers, buffer)
             if frame.endStream { self.succeed(context: context) }
         case (.headers(let frame), .receivingBody):

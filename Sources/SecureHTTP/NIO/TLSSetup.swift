@@ -73,9 +73,13 @@ enum TLSSetup {
     /// offer for TLS 1.2 is one RFC 9113 §9.2.2 (and its Appendix A list) allows, ECDHE with an
     /// AEAD cipher, and the minimum TLS version is 1.2 (§9.2). NIOSSL does not report which suite
     /// the server chose, so a connection that could land on a prohibited one never offers `h2`.
+    ///
+    /// Asked on every request: it reads the requirements rather than building the suite list.
+    /// At TLS 1.2 and above only ATS's CBC suites and RSA key exchange widen the list beyond
+    /// ``forwardSecretSuites`` (a test checks this against ``cipherSuites(for:)``).
     static func offersHTTP2(_ requirements: ConnectionRequirements, versions: HTTPTransportConfiguration.HTTPVersions) -> Bool {
-        guard versions.offersHTTP2, requirements.usesTLS, requirements.minimumTLSVersion >= .v1_2 else { return false }
-        return Self.cipherSuites(for: requirements).allSatisfy(Self.forwardSecretSuites.contains)
+        versions.offersHTTP2 && requirements.usesTLS && requirements.minimumTLSVersion >= .v1_2
+            && requirements.cipherSuites != .ats && requirements.requiresForwardSecrecy
     }
 
     static func nioVersion(wireValue: UInt16) -> NIOSSL.TLSVersion {
