@@ -122,7 +122,12 @@ struct RedirectRules: Sendable {
         self.forwardsBodyAcrossOrigins = forwardsBodyAcrossOrigins
     }
 
-    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
 
     /// The next hop after `response`, or nil when the response is final.
     ///
@@ -130,7 +135,7 @@ struct RedirectRules: Sendable {
     ///   ``SecureHTTPError/Code/tooManyRedirects``, ``SecureHTTPError/Code/redirectLoop``,
     ///   ``SecureHTTPError/Code/invalidRedirect`` (a `Location` that is not a URL).
     mutating func next(after response: HTTPResponse, of hop: RedirectHop) throws(SecureHTTPError) -> RedirectHop? {
-        guard self.policy.maximum > 0, Self.redirectStatuses.contains(response.status.code),
+        guard self.policy.maximum > 0, Self.isRedirect(response.status.code),
             let location = response.headerFields[.location]
         else {
             return nil

@@ -10,8 +10,10 @@ import ServerTrust
 struct PreparedHop: Sendable {
     var request: HTTPRequest
     var body: Data?
-    var origin: Origin
-    var requirements: ConnectionRequirements
+    /// The origin and the requirements the policy gives it.
+    var target: ConnectionTarget
+    var origin: Origin { self.target.origin }
+    var requirements: ConnectionRequirements { self.target.requirements }
     /// The credential to bind when the hop has its connection; nil once a redirect left the
     /// original origin.
     var credential: HTTPRequestOptions.Credential?
@@ -35,6 +37,35 @@ struct PreparedHop: Sendable {
     }
 }
 
+/// An origin and the requirements the policy gives it: what a connection is verified for.
+///
+/// The driver's ``RequirementsMemo`` hands out one instance per scheme and authority, so a
+/// connection pool keyed by it compares keys by identity on every request instead of comparing
+/// (and hashing) the requirements' trust anchors and pins; two separate instances with equal
+/// contents are still equal.
+final class ConnectionTarget: Hashable, Sendable {
+    let origin: Origin
+    let requirements: ConnectionRequirements
+    private let hash: Int
+
+    init(origin: Origin, requirements: ConnectionRequirements) {
+        self.origin = origin
+        self.requirements = requirements
+        var hasher = Hasher()
+        hasher.combine(origin)
+        hasher.combine(requirements)
+        self.hash = hasher.finalize()
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(self.hash)
+    }
+
+    static func == (lhs: ConnectionTarget, rhs: ConnectionTarget) -> Bool {
+        lhs === rhs || (lhs.hash == rhs.hash && lhs.origin == rhs.origin && lhs.requirements == rhs.requirements)
+    }
+}
+
 /// The policy's answer per scheme and authority. ``TransportSecurityPolicy/requirements(for:)``
 /// depends on the scheme, host and port alone, and the policy of a transport never changes, so
 /// a request to an origin seen before skips the exception and pin lookups. Refusals are not
@@ -45,14 +76,14 @@ final class RequirementsMemo: Sendable {
         let authority: String
     }
 
-    private let table = NIOLockedValueBox<[Key: (Origin, ConnectionRequirements)]>([:])
+    private let table = NIOLockedValueBox<[Key: ConnectionTarget]>([:])
     private let capacity = 64
 
-    func lookup(_ key: Key) -> (Origin, ConnectionRequirements)? {
+    func lookup(_ key: Key) -> ConnectionTarget? {
         self.table.withLockedValue { $0[key] }
     }
 
-    func insert(_ value: (Origin, ConnectionRequirements), for key: Key) {
+    func insert(_ value: ConnectionTarget, for key: Key) {
         self.table.withLockedValue { table in
             if table.count >= self.capacity { table.removeAll(keepingCapacity: true) }
             table[key] = value
@@ -194,14 +225,14 @@ struct RequestDriver: Sendable {
 
     /// Applies the policy and the header rules to one hop, before any byte is sent.
     func prepare(_ hop: RedirectHop) throws(SecureHTTPError) -> PreparedHop {
-        let origin: Origin
-        let requirements: ConnectionRequirements
+        let target: ConnectionTarget
         let memoKey = hop.request.scheme.flatMap { scheme in
             hop.request.authority.map { RequirementsMemo.Key(scheme: scheme, authority: $0) }
         }
         if let memoKey, let known = self.memo.lookup(memoKey) {
-            (origin, requirements) = known
+            target = known
         } else {
+            let requirements: ConnectionRequirements
             guard let url = hop.request.url, url.host != nil else {
                 throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
             }
@@ -213,13 +244,13 @@ struct RequestDriver: Sendable {
             guard let parsed = Origin(url) else {
                 throw SecureHTTPError(.invalidRequest, "the request URL has no host")
             }
-            origin = parsed
-            if let memoKey { self.memo.insert((origin, requirements), for: memoKey) }
+            target = ConnectionTarget(origin: parsed, requirements: requirements)
+            if let memoKey { self.memo.insert(target, for: memoKey) }
         }
         for field in hop.request.headerFields where !HTTPField.isValidValue(field.value) {
             throw SecureHTTPError(.invalidHeaderValue, "the value of \(field.name) contains a character HTTP forbids")
         }
-        return PreparedHop(request: hop.request, body: hop.body, origin: origin, requirements: requirements)
+        return PreparedHop(request: hop.request, body: hop.body, target: target)
     }
 }
 

@@ -103,13 +103,25 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
     }
 
     /// A request wants a connection for `key`. `mayMultiplex` says whether the key's
-    /// connections may turn out to be HTTP/2 (TLS with `h2` offered).
-    mutating func lease(_ key: Key, waiter: WaiterID, mayMultiplex: Bool = false) -> LeaseAction {
+    /// connections may turn out to be HTTP/2 (TLS with `h2` offered). Of the idle HTTP/1.1
+    /// connections, the most recently parked one that `preferring` accepts is taken (the
+    /// caller's own event loop), else the most recently parked one.
+    mutating func lease(
+        _ key: Key,
+        waiter: WaiterID,
+        mayMultiplex: Bool = false,
+        preferring: (ConnectionID) -> Bool = { _ in false }
+    ) -> LeaseAction {
         if self.isShutDown { return .fail }
         let (maximum, maximumMultiplexed) = (self.maximumPerKey, self.maximumMultiplexedPerKey)
         return self.update(key) { entry in
             entry.mayMultiplex = mayMultiplex
             if let id = entry.takeStream() {
+                return .use(id)
+            }
+            if let index = entry.idle.lastIndex(where: preferring) {
+                let id = entry.idle.remove(at: index)
+                entry.leased.insert(id)
                 return .use(id)
             }
             if let id = entry.idle.popLast() {
@@ -218,13 +230,12 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
 
     /// A leased connection is given back.
     mutating func release(_ key: Key, _ id: ConnectionID, reusable: Bool) -> ReleaseAction {
-        guard self.entries[key]?.leased.contains(id) == true else {
-            return .close(id, then: .none)
-        }
         let limits = self.limits
         let isShutDown = self.isShutDown
         return self.update(key) { entry in
-            entry.leased.remove(id)
+            guard entry.leased.remove(id) != nil else {
+                return .close(id, then: .none)
+            }
             if reusable && !isShutDown {
                 if !entry.waiters.isEmpty {
                     let waiter = entry.waiters.removeFirst()
@@ -333,8 +344,16 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
     /// entry if nothing is left in it.
     @discardableResult
     private mutating func update<Result>(_ key: Key, _ body: (inout Entry) -> Result) -> Result {
-        let result = body(&self.entries[key, default: Entry()])
-        if self.entries[key]?.isEmpty == true { self.entries[key] = nil }
+        var isEmpty = false
+        // One lookup for the update; a second only to forget an entry that emptied.
+        let result = Self.apply(body, to: &self.entries[key, default: Entry()], isEmpty: &isEmpty)
+        if isEmpty { self.entries[key] = nil }
+        return result
+    }
+
+    private static func apply<Result>(_ body: (inout Entry) -> Result, to entry: inout Entry, isEmpty: inout Bool) -> Result {
+        let result = body(&entry)
+        isEmpty = entry.isEmpty
         return result
     }
 }

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import NIOSSL
 import ServerTrust
 
@@ -25,30 +26,21 @@ final class TransportCounters: Sendable {
 /// connection closes itself, and its close future tells the pool.
 final class ConnectionPool: Sendable {
     struct Key: Hashable, Sendable {
-        let origin: Origin
-        let requirements: ConnectionRequirements
+        /// The origin and requirements; interned by the driver, so usually compared by identity.
+        let target: ConnectionTarget
         /// The lane: the token endpoint's requests have connections (and a queue) of their own.
         let lane: HTTPRequestOptions.Lane
-        /// Computed once: the pool looks a key up several times per request.
-        private let hash: Int
+
+        var origin: Origin { self.target.origin }
+        var requirements: ConnectionRequirements { self.target.requirements }
+
+        init(target: ConnectionTarget, lane: HTTPRequestOptions.Lane = .standard) {
+            self.target = target
+            self.lane = lane
+        }
 
         init(origin: Origin, requirements: ConnectionRequirements, lane: HTTPRequestOptions.Lane = .standard) {
-            self.origin = origin
-            self.requirements = requirements
-            self.lane = lane
-            var hasher = Hasher()
-            hasher.combine(origin)
-            hasher.combine(requirements)
-            hasher.combine(lane)
-            self.hash = hasher.finalize()
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(self.hash)
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.hash == rhs.hash && lhs.lane == rhs.lane && lhs.origin == rhs.origin && lhs.requirements == rhs.requirements
+            self.init(target: ConnectionTarget(origin: origin, requirements: requirements), lane: lane)
         }
     }
 
@@ -140,14 +132,25 @@ final class ConnectionPool: Sendable {
     /// queued before they act on it).
     var waitingRequests: Int { self.state.withLockedValue { $0.waiters.count } }
 
+    /// The event loops of the pooled connections (for tests of the loop affinity).
+    var connectionEventLoops: [any EventLoop] { self.state.withLockedValue { $0.connections.values.map(\.eventLoop) } }
+
     /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
     /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
     func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
         let mayMultiplex = TLSSetup.offersHTTP2(key.requirements, versions: self.configuration.httpVersions)
+        // A caller on one of the event loops (a task preferring an `EventLoopTaskExecutor`)
+        // gets an idle connection of that loop if there is one: its exchange then needs no hop.
+        let callerLoop = MultiThreadedEventLoopGroup.currentEventLoop
         while true {
             let step = self.state.withLockedValue { state -> LeaseStep in
                 let waiter = state.makeID()
-                switch state.machine.lease(key, waiter: waiter, mayMultiplex: mayMultiplex) {
+                let connections = state.connections
+                let preferring: (PooledConnection.ID) -> Bool = { id in
+                    guard let callerLoop, let connection = connections[id] else { return false }
+                    return connection.eventLoop === callerLoop
+                }
+                switch state.machine.lease(key, waiter: waiter, mayMultiplex: mayMultiplex, preferring: preferring) {
                 case .use(let id):
                     if let connection = state.connections[id], connection.isActive {
                         connection.beginExchange()

@@ -40,6 +40,14 @@ enum PooledConnection: Sendable {
         if case .http2(let connection, _) = self { connection.endExchange() }
     }
 
+    /// The event loop the connection runs on.
+    var eventLoop: any EventLoop {
+        switch self {
+        case .http1(let connection): connection.channel.eventLoop
+        case .http2(let connection, _): connection.channel.eventLoop
+        }
+    }
+
     var closeFuture: EventLoopFuture<Void> {
         switch self {
         case .http1(let connection): connection.channel.closeFuture
@@ -94,7 +102,9 @@ enum ConnectionSetup {
         let closeReason = NIOLockedValueBox<SecureHTTPError?>(nil)
         let goAwayLastStream = NIOLockedValueBox<HTTP2StreamID?>(nil)
         let activity = HTTP2StreamActivity()
-        let loop = group.next()
+        // The caller's own event loop when it runs on one of the group's (a task that prefers an
+        // `EventLoopTaskExecutor`): its requests then need no thread hop.
+        let loop = group.any()
         let makeBootstrap: @Sendable () -> ClientBootstrap = {
             ClientBootstrap(group: loop)
                 .connectTimeout(TimeAmount(connectBudget))

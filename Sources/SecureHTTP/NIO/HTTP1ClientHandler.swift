@@ -27,7 +27,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A complete response and whether the connection may carry another request.
     struct Completed: Sendable {
-        let head: HTTPResponseHead
+        let response: HTTPResponse
         /// The body, in the connection's receive buffer: copy it out before the connection
         /// carries another request.
         let body: ByteBuffer
@@ -37,7 +37,9 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private enum State {
         case idle
         case awaitingHead(Exchange)
-        case receivingBody(Exchange, HTTPResponseHead, ByteBuffer)
+        /// The exchange, its response (converted from the head) and whether the server keeps
+        /// the connection alive, and the body so far.
+        case receivingBody(Exchange, HTTPResponse, keepAlive: Bool, ByteBuffer)
         case closed
     }
 
@@ -47,6 +49,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var requestKeepAlive = true
     private var receiveBuffer: ByteBuffer?
+    private var fieldNames = FieldNameCache()
     private let idleTimeout: TimeAmount
     private var idleSince = NIODeadline.now()
     /// The deadline of the exchange in flight.
@@ -142,6 +145,13 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
                 return
             }
+            let response: HTTPResponse
+            do {
+                response = try HTTP1Connection.makeResponse(head, names: &self.fieldNames)
+            } catch {
+                self.fail(context: context, error)
+                return
+            }
             // One receive buffer per connection, kept across requests (its capacity is reused,
             // so a keep-alive connection does not allocate and fault in a fresh buffer for
             // every large body); reserved from Content-Length (checked against the limit), at
@@ -150,11 +160,11 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             self.receiveBuffer = nil
             body.clear()
             body.reserveCapacity(min(max(0, length ?? 0), 1 << 20))
-            self.state = .receivingBody(exchange, head, body)
-        case (.end, .receivingBody(let exchange, let head, let buffer)):
+            self.state = .receivingBody(exchange, response, keepAlive: head.isKeepAlive, body)
+        case (.end, .receivingBody(let exchange, let response, let keepAlive, let buffer)):
             self.state = .idle
             self.exchangeDeadline = nil
-            let reusable = head.isKeepAlive && self.requestKeepAlive
+            let reusable = keepAlive && self.requestKeepAlive
             if reusable {
                 self.idleSince = .now()
                 self.ensureTimer(context: context, firesBy: self.idleSince + self.idleTimeout)
@@ -166,23 +176,23 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // Kept for the next response only if modest: one huge body must not pin its
             // capacity for the life of the connection.
             self.receiveBuffer = buffer.capacity <= 256 * 1024 ? buffer : nil
-            exchange.promise.succeed(Completed(head: head, body: buffer, reusable: reusable))
+            exchange.promise.succeed(Completed(response: response, body: buffer, reusable: reusable))
         default:
             self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response part out of order"))
         }
     }
 
     private func receiveBody(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
-        guard case .receivingBody(let exchange, let head, var buffer) = self.state else { return }
+        guard case .receivingBody(let exchange, let response, let keepAlive, var buffer) = self.state else { return }
         // The state lets go of the buffer before it grows, so the append never copies it.
-        self.state = .receivingBody(exchange, head, ByteBuffer())
+        self.state = .receivingBody(exchange, response, keepAlive: keepAlive, ByteBuffer())
         var bytes = bytes
         guard buffer.readableBytes + bytes.readableBytes <= exchange.maximumBodySize else {
             self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
             return
         }
         buffer.writeBuffer(&bytes)
-        self.state = .receivingBody(exchange, head, buffer)
+        self.state = .receivingBody(exchange, response, keepAlive: keepAlive, buffer)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -246,7 +256,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func failPending(_ error: SecureHTTPError) {
         switch self.state {
-        case .awaitingHead(let exchange), .receivingBody(let exchange, _, _):
+        case .awaitingHead(let exchange), .receivingBody(let exchange, _, _, _):
             exchange.promise.fail(error)
         case .idle, .closed:
             break

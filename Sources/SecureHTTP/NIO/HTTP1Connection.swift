@@ -56,18 +56,11 @@ final class HTTP1Connection: Sendable {
                     // One hop onto the event loop for the whole exchange: registering on a future
                     // or writing from off the loop would each cost a hop (and a wake-up) of its own.
                     let loop = channel.eventLoop
-                    loop.execute {
-                        promise.futureResult.whenComplete { continuation.resume(with: $0) }
-                        // A write to a channel that already closed never reaches the handler:
-                        // fail the exchange from here with the reason the handler recorded.
-                        let written = loop.makePromise(of: Void.self)
-                        written.futureResult.whenFailure { _ in
-                            promise.fail(
-                                closeReason.withLockedValue { $0 }
-                                    ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent")
-                            )
-                        }
-                        channel.writeAndFlush(exchange, promise: written)
+                    // A task already on the connection's event loop writes at once.
+                    if loop.inEventLoop {
+                        Self.send(exchange, on: channel, closeReason: closeReason, continuation: continuation)
+                    } else {
+                        loop.execute { Self.send(exchange, on: channel, closeReason: closeReason, continuation: continuation) }
                     }
                 }
             } onCancel: {
@@ -75,7 +68,7 @@ final class HTTP1Connection: Sendable {
                 promise.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
                 channel.close(promise: nil)
             }
-            let response = try Self.makeResponse(completed.head)
+            let response = completed.response
             // Copied out of the connection's receive buffer before the connection is released.
             return (response, Data(buffer: completed.body, byteTransferStrategy: .copy), completed.reusable)
         } catch {
@@ -84,6 +77,28 @@ final class HTTP1Connection: Sendable {
             if let error = error as? SecureHTTPError { throw error }
             throw SecureHTTPError(.connectionClosed, "the exchange failed: \(error)")
         }
+    }
+
+    /// Writes `exchange` on the event loop, the response resuming `continuation`.
+    private static func send(
+        _ exchange: HTTP1ClientHandler.Exchange,
+        on channel: any Channel,
+        closeReason: NIOLockedValueBox<SecureHTTPError?>,
+        continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>
+    ) {
+        let promise = exchange.promise
+        promise.futureResult.whenComplete { continuation.resume(with: $0) }
+        // A write to a channel that already closed never reaches the handler: fail the exchange
+        // from here with the reason the handler recorded. On an open channel the handler takes
+        // the exchange at once (this runs on the loop) and fails it itself if the channel closes.
+        guard channel.isActive else {
+            promise.fail(
+                closeReason.withLockedValue { $0 }
+                    ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent")
+            )
+            return
+        }
+        channel.writeAndFlush(exchange, promise: nil)
     }
 
     func close() {
@@ -112,21 +127,44 @@ final class HTTP1Connection: Sendable {
         )
     }
 
-    static func makeResponse(_ head: HTTPResponseHead) throws(SecureHTTPError) -> HTTPResponse {
-        var fields = HTTPFields()
+    /// The response for `head`, its field names checked (RFC 9110 §5.1) and canonicalised
+    /// through `names`, which remembers the names a connection has seen.
+    static func makeResponse(_ head: HTTPResponseHead, names: inout FieldNameCache) throws(SecureHTTPError) -> HTTPResponse {
+        guard head.status.code >= 100, head.status.code <= 999 else {
+            throw SecureHTTPError(.invalidResponse, "the response status \(head.status.code) is out of range")
+        }
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
-            guard let fieldName = HTTPField.Name(name) else {
+            guard let fieldName = names.name(name) else {
                 throw SecureHTTPError(.invalidResponse, "the response has an invalid header name")
             }
             fields.append(HTTPField(name: fieldName, value: value))
         }
-        guard head.status.code >= 100, head.status.code <= 999 else {
-            throw SecureHTTPError(.invalidResponse, "the response status \(head.status.code) is out of range")
-        }
+        var headerFields = HTTPFields()
+        // One call for all fields (append(contentsOf:) would replace a range per field).
+        headerFields.replaceSubrange(0..<0, with: fields)
         return HTTPResponse(
             status: HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase),
-            headerFields: fields
+            headerFields: headerFields
         )
+    }
+}
+
+/// The field names a connection has seen, so that the same names in the next response are not
+/// validated and lower-cased again. Used on one connection's event loop only.
+struct FieldNameCache {
+    private var names: [HTTPField.Name] = []
+    private let capacity = 32
+
+    /// The field name for `raw`, or nil when it is not a valid token.
+    mutating func name(_ raw: String) -> HTTPField.Name? {
+        for known in self.names where known.rawName == raw {
+            return known
+        }
+        guard let name = HTTPField.Name(raw) else { return nil }
+        if self.names.count < self.capacity { self.names.append(name) }
+        return name
     }
 }
 

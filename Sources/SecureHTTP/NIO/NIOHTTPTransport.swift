@@ -54,6 +54,7 @@ public final class NIOHTTPTransport: HTTPTransport {
     private let driver: RequestDriver
     let pool: ConnectionPool
     private let counters = TransportCounters()
+    private let eventLoopGroup: any EventLoopGroup
 
     /// Creates a transport.
     ///
@@ -72,6 +73,7 @@ public final class NIOHTTPTransport: HTTPTransport {
             throw problem
         }
         self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
         self.driver = RequestDriver(configuration: configuration)
         let identity = try configuration.clientIdentity.map { identity throws(SecureHTTPError) in
             try LoadedClientIdentity(identity)
@@ -95,7 +97,7 @@ public final class NIOHTTPTransport: HTTPTransport {
         let counters = self.counters
         let limit = self.configuration.maximumResponseBodySize
         return try await self.driver.send(request, body: body, options: options, exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
-            let key = ConnectionPool.Key(origin: hop.origin, requirements: hop.requirements, lane: hop.lane)
+            let key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
             var retried = false
             // A request that never reached the wire is always safe to send again; a few times,
             // since a connection can close between the lease and the stream.
@@ -143,6 +145,30 @@ public final class NIOHTTPTransport: HTTPTransport {
                 }
             }
         })
+    }
+
+    /// An executor on one of the transport's event loops, for tasks that send many requests.
+    ///
+    /// A task that prefers it runs on that event loop, and the transport opens and reuses
+    /// connections there: each keep-alive request is written and its response resumes the task
+    /// on one thread, with no wake-up of another. Give each task its own executor (this picks the
+    /// group's next event loop on every call) so that concurrent tasks spread over the loops:
+    ///
+    /// ```swift
+    /// try await withThrowingTaskGroup(of: Void.self) { group in
+    ///     for path in paths {
+    ///         group.addTask(executorPreference: transport.makeTaskExecutor()) {
+    ///             _ = try await transport.send(HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: path), body: nil)
+    ///         }
+    ///     }
+    ///     try await group.waitForAll()
+    /// }
+    /// ```
+    ///
+    /// The task's own work then runs on the event loop too, between its requests: keep it short.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    public func makeTaskExecutor() -> EventLoopTaskExecutor {
+        EventLoopTaskExecutor(self.eventLoopGroup.next())
     }
 
     /// Closes idle connections (waiting until they are closed) and refuses new requests;
