@@ -5,7 +5,7 @@ import PackageDescription
 // compile the peers (AsyncHTTPClient). Run: swift run -c release --package-path Benchmarks securenet-bench
 let package = Package(
     name: "SecureNetworkingBenchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "SecureNetworking", path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),

@@ -20,6 +20,21 @@ func fetchProfile(from api: URL, token: String, policyFile: String, companyRoot:
     }
 }
 
+// The README's event-loop example, verbatim.
+/// Fetches every path concurrently, each task on one of the transport's event loops.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+func fetchAll(_ paths: [String], authority: String, with transport: NIOHTTPTransport) async throws -> [String: Int] {
+    try await withThrowingTaskGroup(of: (String, Int).self) { group in
+        for path in paths {
+            group.addTask(executorPreference: transport.makeTaskExecutor()) {
+                let response = try await transport.send(HTTPRequest(method: .get, scheme: "https", authority: authority, path: path))
+                return (path, response.body.count)  // keep work here short: it runs on the event loop
+            }
+        }
+        return try await group.reduce(into: [:]) { sizes, result in sizes[result.0] = result.1 }
+    }
+}
+
 @Suite("README: transport example")
 struct ReadmeTransportExampleTests {
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -35,6 +50,28 @@ struct ReadmeTransportExampleTests {
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         #expect(body.count > 5)
         #expect(source.contains(body.joined(separator: "\n")))
+    }
+
+    @Test func theREADMEShowsTheEventLoopExample() throws {
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let marker = try #require(readme.range(of: "A request loop on the transport's event loops"))
+        let start = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let body = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .drop(while: { $0.hasPrefix("import") || $0.isEmpty })
+        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
+        #expect(body.count > 5)
+        #expect(source.contains(body.joined(separator: "\n")))
+    }
+
+    @Test func theEventLoopExampleFetchesEveryPath() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: { .text($0.uri) }) { server in
+            try await withTransport { transport in
+                let paths = (0..<20).map { "/item/\($0)" }
+                let sizes = try await fetchAll(paths, authority: "localhost:\(server.port)", with: transport)
+                #expect(sizes == Dictionary(uniqueKeysWithValues: paths.map { ($0, $0.utf8.count) }))
+            }
+        }
     }
 
     @Test func theExampleFetchesFromThePinnedServerAndRefusesAnImpostor() async throws {

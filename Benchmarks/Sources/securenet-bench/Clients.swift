@@ -13,15 +13,17 @@ import X509
 /// The clients compared. Each is driven by the same harness; only `get` differs.
 enum ClientKind: String, CaseIterable, Codable, Sendable {
     case project
+    case projectOnPool = "project-pool"
     case asyncHTTPClient = "ahc"
     case limit
     case wire
 
     var title: String {
         switch self {
-        case .project: "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins)"
+        case .project: "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins), each worker task preferring `transport.makeTaskExecutor()` as the transport's documentation recommends for request loops"
+        case .projectOnPool: "the same transport called from tasks on Swift's global concurrent executor (no executor preference), as AsyncHTTPClient is"
         case .asyncHTTPClient: "AsyncHTTPClient 1.37.0 (full verification; HTTP/1.1 only, or .automatic on the h2 workloads)"
-        case .limit: "bare NIO + NIOSSL, each request awaited from a task (the async limit: it pays the same task hop as the project)"
+        case .limit: "bare NIO + NIOSSL (+ NIOHTTP2 on the h2 workloads), each request awaited from a task on the event loop, like the project's (the async limit: what awaiting a request costs, and nothing else)"
         case .wire: "bare NIO + NIOSSL, each keep-alive request sent from the previous response on the event loop (the wire limit; keep-alive workloads only)"
         }
     }
@@ -32,6 +34,12 @@ protocol BenchClient: Sendable {
     /// so the next request needs a new connection (and a full handshake).
     func get(_ path: String, fresh: Bool) async throws -> Int
     func shutdown() async throws
+    /// The executor a worker task prefers (nil: the global concurrent executor).
+    func makeTaskExecutor() -> (any TaskExecutor)?
+}
+
+extension BenchClient {
+    func makeTaskExecutor() -> (any TaskExecutor)? { nil }
 }
 
 struct BenchError: Error, CustomStringConvertible {
@@ -54,8 +62,10 @@ struct ServerEndpoint: Sendable {
 struct ProjectClient: BenchClient {
     let transport: NIOHTTPTransport
     let endpoint: ServerEndpoint
+    let onLoop: Bool
 
-    init(endpoint: ServerEndpoint, group: any EventLoopGroup, connections: Int) throws {
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup, connections: Int, onLoop: Bool = true) throws {
+        self.onLoop = onLoop
         let root = try Certificate(pemEncoded: endpoint.rootPEM)
         var policy = TransportSecurityPolicy(trustAnchors: .only([root]))
         policy.pinning.pin(try HostPattern(endpoint.host), to: try PinSet(endpoint.pins))
@@ -83,6 +93,12 @@ struct ProjectClient: BenchClient {
 
     func shutdown() async throws {
         await self.transport.shutdown()
+    }
+
+    /// The transport's own event loops, as its documentation recommends for request loops
+    /// (`project`), or none (`project-pool`).
+    func makeTaskExecutor() -> (any TaskExecutor)? {
+        self.onLoop ? self.transport.makeTaskExecutor() : nil
     }
 }
 
@@ -120,7 +136,8 @@ struct AHCClient: BenchClient {
 
 // MARK: - The limit: bare NIO + NIOSSL, verification off
 
-/// A minimal HTTP/1.1 client: one request at a time per connection, a list of idle connections.
+/// A minimal HTTP/1.1 client: one request at a time per connection, a list of idle connections,
+/// each request awaited from a task that prefers the connection's event loop.
 final class LimitClient: BenchClient {
     private let group: any EventLoopGroup
     private let endpoint: ServerEndpoint
@@ -148,6 +165,7 @@ final class LimitClient: BenchClient {
         if fresh { headers.add(name: "Connection", value: "close") }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
         let promise = channel.eventLoop.makePromise(of: LimitHandler.Response.self)
+        // On the loop (the task prefers it), the write goes straight down the pipeline.
         channel.writeAndFlush(LimitHandler.Request(head: head, promise: promise), promise: nil)
         let response = try await promise.futureResult.get()
         if response.keepAlive && !fresh {
@@ -172,6 +190,11 @@ final class LimitClient: BenchClient {
             }
             .connect(host: self.endpoint.host, port: self.endpoint.port)
             .get()
+    }
+
+    /// The event loop, as for the project: the request is written from the task with no hop.
+    func makeTaskExecutor() -> (any TaskExecutor)? {
+        EventLoopTaskExecutor(self.group.next())
     }
 
     func shutdown() async throws {

@@ -45,7 +45,7 @@ func drive(
 ) async -> (latencies: [Double], bytes: Int, failures: Int, firstError: String?) {
     await withTaskGroup(of: ([Double], Int, Int, String?).self) { group in
         for worker in 0..<concurrency {
-            group.addTask {
+            group.addTask(executorPreference: client.makeTaskExecutor()) {
                 var latencies: [Double] = []
                 latencies.reserveCapacity(total / concurrency + 1)
                 var bytes = 0
@@ -86,6 +86,7 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
     let client: any BenchClient
     switch kind {
     case .project: client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency)
+    case .projectOnPool: client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency, onLoop: false)
     case .asyncHTTPClient: client = try AHCClient(endpoint: endpoint, group: group, connections: workload.concurrency, http2: http2)
     case .limit: client = http2 ? try await HTTP2LimitClient(endpoint: endpoint, group: group) : try LimitClient(endpoint: endpoint, group: group)
     case .wire:
@@ -112,7 +113,7 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
     try await client.shutdown()
     try await group.shutdownGracefully()
     var result = networkResult(workload, kind: kind, latencies: run.latencies, bytes: run.bytes, failures: run.failures, wall: wall, cpu: cpu)
-    if kind == .project, let transport = (client as? ProjectClient)?.transport {
+    if let transport = (client as? ProjectClient)?.transport {
         let statistics = transport.statistics
         result.extra["clientConnectionsOpened"] = Double(statistics.connectionsOpened)
         result.extra["trustEvaluations"] = Double(statistics.trustEvaluations)
