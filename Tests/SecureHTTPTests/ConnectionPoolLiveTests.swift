@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NIOPosix
 @testable import SecureHTTP
 import SecureNetworkingTesting
@@ -10,19 +11,7 @@ import Testing
 struct ConnectionPoolLiveTests {
     @Test func aRequestQueuedForAConnectionGivesUpAtItsDeadlineAndLeavesTheQueue() async throws {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
-            let configuration = Live.configuration { $0.maximumConnectionsPerHost = 1 }
-            let pool = ConnectionPool(
-                group: MultiThreadedEventLoopGroup.singleton,
-                configuration: configuration,
-                identity: nil,
-                cache: TrustDecisionCache(),
-                counters: TransportCounters()
-            )
-            let target = url(server)
-            let key = ConnectionPool.Key(
-                origin: try #require(Origin(target)),
-                requirements: try configuration.policy.requirements(for: target)
-            )
+            let (pool, key) = try makePool(for: server, Live.configuration { $0.maximumConnectionsPerHost = 1 })
             let (held, heldIsFresh) = try await pool.lease(key, deadline: .now + .seconds(10))
             #expect(heldIsFresh)
 
@@ -83,4 +72,19 @@ struct ConnectionPoolLiveTests {
             #expect(connections["/localhost"] != connections["/127.0.0.1"])
         }
     }
+}
+
+/// A pool of its own (no transport around it) and the key of `server`'s origin.
+func makePool(
+    for server: LoopbackHTTPServer,
+    _ configuration: HTTPTransportConfiguration,
+    group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+) throws -> (ConnectionPool, ConnectionPool.Key) {
+    let pool = ConnectionPool(group: group, configuration: configuration, identity: nil, cache: TrustDecisionCache(), counters: TransportCounters())
+    let target = url(server)
+    let key = ConnectionPool.Key(
+        origin: try #require(Origin(target)),
+        requirements: try configuration.policy.requirements(for: target)
+    )
+    return (pool, key)
 }

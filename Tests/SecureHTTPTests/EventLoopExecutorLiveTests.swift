@@ -70,19 +70,7 @@ struct EventLoopExecutorLiveTests {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
             try await self.withTwoLoops { group in
                 let loops = Array(group.makeIterator())
-                let configuration = Live.configuration()
-                let pool = ConnectionPool(
-                    group: group,
-                    configuration: configuration,
-                    identity: nil,
-                    cache: TrustDecisionCache(),
-                    counters: TransportCounters()
-                )
-                let target = url(server)
-                let key = ConnectionPool.Key(
-                    origin: try #require(Origin(target)),
-                    requirements: try configuration.policy.requirements(for: target)
-                )
+                let (pool, key) = try makePool(for: server, Live.configuration(), group: group)
                 // One connection opened from each loop: each lands on its caller's loop.
                 let first = try await Task(executorPreference: EventLoopTaskExecutor(loops[0])) {
                     try await pool.lease(key, deadline: .now + .seconds(10))

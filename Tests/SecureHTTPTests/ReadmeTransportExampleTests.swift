@@ -40,10 +40,11 @@ struct ReadmeTransportExampleTests {
     static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
 
-    @Test func theREADMEShowsThisFilesExample() throws {
+    /// The README's first Swift block after `marker`, without its imports, is in this file.
+    private func expectREADMEShowsThisFilesCode(after marker: String) throws {
         let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        let marker = try #require(readme.range(of: "The transport on its own"))
-        let start = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
+        let found = try #require(readme.range(of: marker))
+        let start = try #require(readme.range(of: "```swift\n", range: found.upperBound..<readme.endIndex))
         let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
         let body = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
             .drop(while: { $0.hasPrefix("import") || $0.isEmpty })
@@ -52,16 +53,12 @@ struct ReadmeTransportExampleTests {
         #expect(source.contains(body.joined(separator: "\n")))
     }
 
+    @Test func theREADMEShowsThisFilesExample() throws {
+        try self.expectREADMEShowsThisFilesCode(after: "The transport on its own")
+    }
+
     @Test func theREADMEShowsTheEventLoopExample() throws {
-        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        let marker = try #require(readme.range(of: "A request loop on the transport's event loops"))
-        let start = try #require(readme.range(of: "```swift\n", range: marker.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        let body = readme[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
-            .drop(while: { $0.hasPrefix("import") || $0.isEmpty })
-        let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        #expect(body.count > 5)
-        #expect(source.contains(body.joined(separator: "\n")))
+        try self.expectREADMEShowsThisFilesCode(after: "A request loop on the transport's event loops")
     }
 
     @Test func theEventLoopExampleFetchesEveryPath() async throws {
