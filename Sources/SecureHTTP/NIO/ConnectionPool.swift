@@ -145,12 +145,17 @@ final class ConnectionPool: Sendable {
         while true {
             let step = self.state.withLockedValue { state -> LeaseStep in
                 let waiter = state.makeID()
-                let connections = state.connections
-                let preferring: (PooledConnection.ID) -> Bool = { id in
-                    guard let callerLoop, let connection = connections[id] else { return false }
-                    return connection.eventLoop === callerLoop
+                let action: Machine.LeaseAction
+                if let callerLoop {
+                    let connections = state.connections
+                    action = state.machine.lease(key, waiter: waiter, mayMultiplex: mayMultiplex) { id in
+                        connections[id]?.eventLoop === callerLoop
+                    }
+                } else {
+                    // Not on an event loop: no preference to look up.
+                    action = state.machine.lease(key, waiter: waiter, mayMultiplex: mayMultiplex)
                 }
-                switch state.machine.lease(key, waiter: waiter, mayMultiplex: mayMultiplex, preferring: preferring) {
+                switch action {
                 case .use(let id):
                     if let connection = state.connections[id], connection.isActive {
                         connection.beginExchange()

@@ -155,7 +155,7 @@ final class HTTP1Connection: Sendable {
 /// validated and lower-cased again. Used on one connection's event loop only.
 struct FieldNameCache {
     private var names: [HTTPField.Name] = []
-    private let capacity = 32
+    private static let capacity = 32
 
     /// The field name for `raw`, or nil when it is not a valid token.
     mutating func name(_ raw: String) -> HTTPField.Name? {
@@ -163,7 +163,7 @@ struct FieldNameCache {
             return known
         }
         guard let name = HTTPField.Name(raw) else { return nil }
-        if self.names.count < self.capacity { self.names.append(name) }
+        if self.names.count < Self.capacity { self.names.append(name) }
         return name
     }
 }
