@@ -93,8 +93,9 @@ final class RequirementsMemo: Sendable {
 
 /// What every transport does around the wire: policy first, header checks, redirects, the
 /// whole-request deadline, cancellation and redacted logging. A transport supplies only the
-/// exchange of one hop.
-struct RequestDriver: Sendable {
+/// exchange of one hop. A class: every closure of a request captures it, and copying the
+/// configuration (policy, pins, logger) into each would retain and release all of it.
+final class RequestDriver: Sendable {
     let configuration: HTTPTransportConfiguration
     let logger: Logger
     private let memo = RequirementsMemo()

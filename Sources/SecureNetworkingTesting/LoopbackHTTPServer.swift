@@ -112,6 +112,7 @@ public final class LoopbackHTTPServer: Sendable {
         indirect enum Kind: Sendable {
             case respond(status: Int, headers: [(String, String)], body: [UInt8])
             case stall
+            case freeze
             case close
             case streamed(chunks: Int, chunkSize: Int)
             case delayed(milliseconds: Int64, Response)
@@ -148,6 +149,10 @@ public final class LoopbackHTTPServer: Sendable {
 
         /// Never answer (the connection stays open): for deadline tests.
         public static let stall = Response(kind: .stall)
+
+        /// Never answer, and stop reading the connection: the server then acknowledges nothing
+        /// the client sends afterwards, an HTTP/2 PING included. For liveness tests.
+        public static let freeze = Response(kind: .freeze)
 
         /// `response`, once the test opens `gate` (at once if it is open already).
         public static func after(_ gate: Gate, _ response: Response) -> Response {
@@ -535,6 +540,9 @@ private final class RequestHandler: ChannelInboundHandler {
         switch response.kind {
         case .stall:
             return
+        case .freeze:
+            // Over HTTP/2 the connection is the stream's parent.
+            (context.channel.parent ?? context.channel).setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
         case .close:
             context.close(promise: nil)
         case .gated(let gate, let response):

@@ -68,6 +68,26 @@ struct ConnectionLiveTests {
         }
     }
 
+    /// Cancelling fails the request when the close reaches the connection's handler, not when
+    /// the TLS close completes: a server that stopped reading never answers close_notify, and
+    /// NIOSSL waits for it for seconds.
+    @Test func aCancelledRequestFailsAtOnceWhenTheServerStoppedReading() async throws {
+        let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
+            request.uri == "/freeze" ? .freeze : .text("ok")
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
+            try await withTransport { transport in
+                let frozen = Task { try await transport.send(get(url(server, "/freeze"))) }
+                try await waitUntil { server.statistics.requests.count == 1 }
+                let cancelled = ContinuousClock.now
+                frozen.cancel()
+                let result = await frozen.result
+                #expect((result.error as? SecureHTTPError)?.code == .cancelled)
+                #expect(ContinuousClock.now - cancelled < .seconds(2))
+            }
+        }
+    }
+
     @Test func aCancelledWaiterLeavesTheQueue() async throws {
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
             .delayed(milliseconds: 1000, .text("slow"))

@@ -390,6 +390,66 @@ struct HTTP2TransportLiveTests {
         }
     }
 
+    /// A server that stops answering (here: stops reading, so no PING is acknowledged) fails
+    /// the streams on its connection once the PING timeout passes, long before the request
+    /// deadline; the next request opens a new connection.
+    @Test func anUnansweredPingFailsTheConnectionBeforeTheDeadline() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/freeze" ? .freeze : .text("ok") }) { server in
+            let configuration = Live.configuration {
+                $0.http2.pingInterval = .milliseconds(100)
+                $0.http2.pingTimeout = .milliseconds(300)
+                $0.timeouts.request = .seconds(60)
+            }
+            try await withTransport(configuration) { transport in
+                _ = try await transport.send(get(url(server, "/first")))
+                let started = ContinuousClock.now
+                // A POST, which is not retried: one attempt, one PING timeout.
+                var frozen = get(url(server, "/freeze"))
+                frozen.method = .post
+                let error = await expectFailure(transport, frozen, body: Data("x".utf8))
+                #expect(error?.code == .connectionClosed)
+                #expect(error.map { String(describing: $0).contains("PING") } == true)
+                // Without the PING the request would wait for its 60 s deadline; the connection's
+                // failure ends it without waiting for the frozen server's close_notify either.
+                #expect(ContinuousClock.now - started < .seconds(4))
+                let response = try await transport.send(get(url(server, "/after")))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.connectionsAccepted == 2)
+                #expect(transport.statistics.http2ConnectionsOpened == 2)
+            }
+        }
+    }
+
+    /// The client announces SETTINGS_MAX_HEADER_LIST_SIZE (RFC 9113 §6.5.2) and enforces it:
+    /// a response whose header list is larger is refused with a typed error (a connection error,
+    /// RFC 9113 §5.4.1: the HPACK state is lost), a smaller one is accepted, and the next request
+    /// opens a new connection.
+    @Test func aResponseHeaderListOverTheAnnouncedLimitIsRefused() async throws {
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2)
+        // NIOHTTP2's default limit, which the client announces: 16 KiB, counting 32 bytes of
+        // overhead per field (RFC 9113 §6.5.2).
+        let big = String(repeating: "a", count: 20_000)
+        let fits = String(repeating: "b", count: 10_000)
+        try await withLoopbackHTTPServer(tls, handler: { request in
+            switch request.uri {
+            case "/big": .status(200, headers: [("X-Big", big)], body: Array("x".utf8))
+            case "/fits": .status(200, headers: [("X-Fits", fits)], body: Array("x".utf8))
+            default: .text("ok")
+            }
+        }) { server in
+            try await withTransport { transport in
+                let fitting = try await transport.send(get(url(server, "/fits")))
+                #expect(fitting.response.headerFields[HTTPField.Name("X-Fits")!] == fits)
+                let error = await expectFailure(transport, get(url(server, "/big")))
+                #expect(error?.code == .invalidResponse)
+                let response = try await transport.send(get(url(server, "/after")))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.connectionsAccepted == 2)
+            }
+        }
+    }
+
     // MARK: Helpers
 
     static func burst(_ transport: NIOHTTPTransport, _ server: LoopbackHTTPServer, count: Int) async throws {

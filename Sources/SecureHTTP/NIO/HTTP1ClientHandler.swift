@@ -15,14 +15,39 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = Exchange
     typealias OutboundOut = HTTPClientRequestPart
 
-    /// A request to write and the promise its response completes.
-    struct Exchange: Sendable {
+    /// A request to write and the continuation its response resumes, exactly once: by this
+    /// handler (the response, or the error that ended the exchange), or by the connection when
+    /// the exchange never reached the handler. A class, so that the state machine moves one
+    /// reference instead of copying the request head at every step.
+    final class Exchange: Sendable {
         let head: HTTPRequestHead
         let body: ByteBuffer?
         let maximumBodySize: Int
         /// When the exchange fails with `deadlineExceeded` and the connection closes.
         let deadline: NIODeadline
-        let promise: EventLoopPromise<Completed>
+        private let continuation: UnsafeContinuation<Completed, any Error>
+
+        init(
+            head: HTTPRequestHead,
+            body: ByteBuffer?,
+            maximumBodySize: Int,
+            deadline: NIODeadline,
+            continuation: UnsafeContinuation<Completed, any Error>
+        ) {
+            self.head = head
+            self.body = body
+            self.maximumBodySize = maximumBodySize
+            self.deadline = deadline
+            self.continuation = continuation
+        }
+
+        func succeed(_ completed: Completed) {
+            self.continuation.resume(returning: completed)
+        }
+
+        func fail(_ error: SecureHTTPError) {
+            self.continuation.resume(throwing: error)
+        }
     }
 
     /// A complete response and whether the connection may carry another request.
@@ -109,7 +134,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let exchange = self.unwrapOutboundIn(data)
         guard case .idle = self.state else {
-            exchange.promise.fail(
+            exchange.fail(
                 self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection is not available for a request")
             )
             promise?.fail(ChannelError.ioOnClosedChannel)
@@ -176,7 +201,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             // Kept for the next response only if modest: one huge body must not pin its
             // capacity for the life of the connection.
             self.receiveBuffer = buffer.capacity <= 256 * 1024 ? buffer : nil
-            exchange.promise.succeed(Completed(response: response, body: buffer, reusable: reusable))
+            exchange.succeed(Completed(response: response, body: buffer, reusable: reusable))
         default:
             self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response part out of order"))
         }
@@ -203,6 +228,19 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             mapped = self.mapError(error)
         }
         self.fail(context: context, mapped)
+    }
+
+    /// A close asked for on this side (a cancelled request, the pool closing the connection)
+    /// fails the exchange in flight at once: a TLS channel only becomes inactive once the
+    /// peer's close_notify arrives or its timeout passes.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all {
+            let error = self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection was closed during the exchange")
+            self.failPending(error)
+            if case .idle = self.state { self.state = .closed }
+            self.cancelTimers()
+        }
+        context.close(mode: mode, promise: promise)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -257,7 +295,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func failPending(_ error: SecureHTTPError) {
         switch self.state {
         case .awaitingHead(let exchange), .receivingBody(let exchange, _, _, _):
-            exchange.promise.fail(error)
+            self.state = .closed
+            exchange.fail(error)
         case .idle, .closed:
             break
         }

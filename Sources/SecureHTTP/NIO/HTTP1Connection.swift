@@ -38,34 +38,35 @@ final class HTTP1Connection: Sendable {
         let head = Self.makeHead(hop.request, body: hop.body)
         var body: ByteBuffer?
         if let data = hop.body { body = self.channel.allocator.buffer(data: data) }
-        let promise = self.channel.eventLoop.makePromise(of: HTTP1ClientHandler.Completed.self)
-        let exchange = HTTP1ClientHandler.Exchange(
-            head: head,
-            body: body,
-            maximumBodySize: maximumBodySize,
-            deadline: NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline)),
-            promise: promise
-        )
+        let exchangeDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         let channel = self.channel
         let closeReason = self.closeReason
         do {
             let completed = try await withTaskCancellationHandler {
-                // Resumed exactly once, by the promise's completion (an unsafe continuation saves the
-                // checked one's allocation on every exchange).
+                // Resumed exactly once: by the handler, or here when the channel closed before
+                // the exchange reached it (an unsafe continuation saves the checked one's
+                // allocation on every exchange, and the handler resumes it directly, with no
+                // promise in between).
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>) in
-                    // One hop onto the event loop for the whole exchange: registering on a future
-                    // or writing from off the loop would each cost a hop (and a wake-up) of its own.
+                    let exchange = HTTP1ClientHandler.Exchange(
+                        head: head,
+                        body: body,
+                        maximumBodySize: maximumBodySize,
+                        deadline: exchangeDeadline,
+                        continuation: continuation
+                    )
+                    // One hop onto the event loop for the whole exchange, and none for a task
+                    // already on the connection's event loop.
                     let loop = channel.eventLoop
-                    // A task already on the connection's event loop writes at once.
                     if loop.inEventLoop {
-                        Self.send(exchange, on: channel, closeReason: closeReason, continuation: continuation)
+                        Self.send(exchange, on: channel, closeReason: closeReason)
                     } else {
-                        loop.execute { Self.send(exchange, on: channel, closeReason: closeReason, continuation: continuation) }
+                        loop.execute { Self.send(exchange, on: channel, closeReason: closeReason) }
                     }
                 }
             } onCancel: {
-                // Fail at once: closing a TLS channel waits for the peer's close_notify.
-                promise.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
+                // The handler fails the exchange as soon as the close reaches it, without
+                // waiting for the peer's close_notify.
                 channel.close(promise: nil)
             }
             let response = completed.response
@@ -79,20 +80,18 @@ final class HTTP1Connection: Sendable {
         }
     }
 
-    /// Writes `exchange` on the event loop, the response resuming `continuation`.
+    /// Writes `exchange` on the event loop; the handler resumes it.
     private static func send(
         _ exchange: HTTP1ClientHandler.Exchange,
         on channel: any Channel,
-        closeReason: NIOLockedValueBox<SecureHTTPError?>,
-        continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>
+        closeReason: NIOLockedValueBox<SecureHTTPError?>
     ) {
-        let promise = exchange.promise
-        promise.futureResult.whenComplete { continuation.resume(with: $0) }
         // A write to a channel that already closed never reaches the handler: fail the exchange
         // from here with the reason the handler recorded. On an open channel the handler takes
-        // the exchange at once (this runs on the loop) and fails it itself if the channel closes.
+        // the exchange at once (this runs on the loop, and the handler is the pipeline's last)
+        // and resumes it itself, whatever happens to the connection.
         guard channel.isActive else {
-            promise.fail(
+            exchange.fail(
                 closeReason.withLockedValue { $0 }
                     ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent")
             )

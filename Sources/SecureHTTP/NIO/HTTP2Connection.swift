@@ -76,6 +76,10 @@ final class HTTP2Connection: Sendable {
         let control = ChannelCancellation()
         let body = hop.body
         let nioDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
+        // A failure of the whole connection (a PING unanswered, a protocol error) fails this
+        // exchange at once.
+        let token = activity.register(promise)
+        defer { activity.unregister(token) }
         do {
             let completed = try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) in

@@ -8,10 +8,19 @@ import NIOSSL
 /// report streams that never opened, and come too late to keep a granted connection open), read
 /// by the connection's idle timer.
 final class HTTP2StreamActivity: Sendable {
-    /// One exchange from the start: the request that opened the connection holds it until its
-    /// release, so the idle timer cannot close it between the handshake and that request's
-    /// stream, however long its task takes to resume.
-    private let state = NIOLockedValueBox((active: 1, idleSince: NIODeadline.now(), closing: false))
+    private struct State {
+        /// One exchange from the start: the request that opened the connection holds it until
+        /// its release, so the idle timer cannot close it between the handshake and that
+        /// request's stream, however long its task takes to resume.
+        var active = 1
+        var idleSince = NIODeadline.now()
+        var closing = false
+        /// The exchanges in flight, failed at once when the connection fails.
+        var streams: [Int: EventLoopPromise<HTTP2StreamHandler.Completed>] = [:]
+        var nextStream = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     /// Whether the connection has begun to close (a TLS channel stays active until the peer's
     /// close_notify, but takes no new stream from then on).
@@ -35,6 +44,32 @@ final class HTTP2StreamActivity: Sendable {
     /// When the connection has been idle long enough to close, or nil while exchanges run.
     func idleDeadline(after timeout: TimeAmount) -> NIODeadline? {
         self.state.withLockedValue { $0.active == 0 ? $0.idleSince + timeout : nil }
+    }
+
+    /// Registers an exchange's promise, so that ``fail(_:)`` fails it without waiting for the
+    /// connection to finish closing; returns the token for ``unregister(_:)``.
+    func register(_ promise: EventLoopPromise<HTTP2StreamHandler.Completed>) -> Int {
+        self.state.withLockedValue { state in
+            state.nextStream += 1
+            state.streams[state.nextStream] = promise
+            return state.nextStream
+        }
+    }
+
+    func unregister(_ token: Int) {
+        self.state.withLockedValue { _ = $0.streams.removeValue(forKey: token) }
+    }
+
+    /// The connection failed: no new stream, and every exchange in flight fails now with
+    /// `error`. Closing a TLS connection waits for the peer's close_notify (seconds, from a
+    /// server that stopped answering), and the streams would otherwise only end with it.
+    func fail(_ error: SecureHTTPError) {
+        let streams = self.state.withLockedValue { state in
+            state.closing = true
+            defer { state.streams.removeAll() }
+            return Array(state.streams.values)
+        }
+        for promise in streams { promise.fail(error) }
     }
 }
 
@@ -165,6 +200,11 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             mapped = error
         } else if error is NIOSSLError || error is BoringSSLError {
             mapped = self.mapError(error)
+        } else if error is any NIOHTTP2Error {
+            // A frame from the server that breaks RFC 9113 or exceeds what this client announced
+            // (a header list over SETTINGS_MAX_HEADER_LIST_SIZE, a frame that does not parse):
+            // a connection error (§5.4.1), and a response this client refuses.
+            mapped = SecureHTTPError(.invalidResponse, "the server broke the HTTP/2 protocol: \(error)")
         } else {
             mapped = SecureHTTPError(.connectionClosed, "the HTTP/2 connection failed: \(error)")
         }
@@ -181,7 +221,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     private func fail(context: ChannelHandlerContext, _ error: SecureHTTPError) {
         self.closeReason.withLockedValue { if $0 == nil { $0 = error } }
         self.failReady(error)
-        self.activity.markClosing()
+        self.activity.fail(error)
         context.close(promise: nil)
     }
 
