@@ -248,8 +248,32 @@ final class RequestDriver: Sendable {
             target = ConnectionTarget(origin: parsed, requirements: requirements)
             if let memoKey { self.memo.insert(target, for: memoKey) }
         }
-        for field in hop.request.headerFields where !HTTPField.isValidValue(field.value) {
-            throw SecureHTTPError(.invalidHeaderValue, "the value of \(field.name) contains a character HTTP forbids")
+        var contentLength: String?
+        var hasTransferEncoding = false
+        for field in hop.request.headerFields {
+            guard HTTPField.isValidValue(field.value) else {
+                throw SecureHTTPError(.invalidHeaderValue, "the value of \(field.name) contains a character HTTP forbids")
+            }
+            if field.name == .contentLength {
+                // RFC 9110 §8.6: several Content-Length fields must agree, and then count once.
+                if let seen = contentLength, seen != field.value {
+                    throw SecureHTTPError(.invalidRequest, "the request has Content-Length fields that disagree")
+                }
+                contentLength = field.value
+            } else if field.name == .transferEncoding {
+                hasTransferEncoding = true
+            }
+        }
+        if let contentLength {
+            // A length that disagrees with the body would frame the bytes after it as another
+            // request on an HTTP/1.1 connection (RFC 9112 §6.3, §11.2: request smuggling).
+            guard !hasTransferEncoding else {
+                throw SecureHTTPError(.invalidRequest, "the request has both Content-Length and Transfer-Encoding (RFC 9112 §6.2)")
+            }
+            let count = hop.body?.count ?? 0
+            guard let declared = Int(contentLength), declared == count else {
+                throw SecureHTTPError(.invalidRequest, "the request's Content-Length (\(contentLength.prefix(20))) is not its body's size (\(count) bytes)")
+            }
         }
         return PreparedHop(request: hop.request, body: hop.body, target: target)
     }

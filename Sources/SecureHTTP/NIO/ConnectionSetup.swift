@@ -219,13 +219,17 @@ enum ConnectionSetup {
     ) throws {
         let ready = channel.eventLoop.makePromise(of: Void.self)
         ready.futureResult.map { Negotiated.http1 }.cascade(to: negotiated)
-        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+        // The request is written as bytes (HTTP1RequestBytes), so the pipeline has no request
+        // encoder, and the response decoder learns each request's method from the handler.
+        let decoder = HTTP1ResponseDecoder()
+        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
         try channel.pipeline.syncOperations.addHandler(
             HTTP1ClientHandler(
                 handshakePromise: ready,
                 awaitsTLSHandshake: awaitsTLSHandshake,
                 closeReason: closeReason,
                 idleTimeout: TimeAmount(timeouts.idle),
+                responseDecoder: decoder,
                 mapError: mapError
             )
         )

@@ -13,29 +13,26 @@ import NIOTLS
 final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundIn = Exchange
-    typealias OutboundOut = HTTPClientRequestPart
+    typealias OutboundOut = ByteBuffer
 
     /// A request to write and the continuation its response resumes, exactly once: by this
     /// handler (the response, or the error that ended the exchange), or by the connection when
     /// the exchange never reached the handler. A class, so that the state machine moves one
     /// reference instead of copying the request head at every step.
     final class Exchange: Sendable {
-        let head: HTTPRequestHead
-        let body: ByteBuffer?
+        let request: HTTP1RequestBytes
         let maximumBodySize: Int
         /// When the exchange fails with `deadlineExceeded` and the connection closes.
         let deadline: NIODeadline
         private let continuation: UnsafeContinuation<Completed, any Error>
 
         init(
-            head: HTTPRequestHead,
-            body: ByteBuffer?,
+            request: HTTP1RequestBytes,
             maximumBodySize: Int,
             deadline: NIODeadline,
             continuation: UnsafeContinuation<Completed, any Error>
         ) {
-            self.head = head
-            self.body = body
+            self.request = request
             self.maximumBodySize = maximumBodySize
             self.deadline = deadline
             self.continuation = continuation
@@ -75,6 +72,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestKeepAlive = true
     private var receiveBuffer: ByteBuffer?
     private var fieldNames = FieldNameCache()
+    /// The response decoder below, told the method of each request written.
+    private let responseDecoder: HTTP1ResponseDecoder
     private let idleTimeout: TimeAmount
     private var idleSince = NIODeadline.now()
     /// The deadline of the exchange in flight.
@@ -96,8 +95,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         awaitsTLSHandshake: Bool,
         closeReason: NIOLockedValueBox<SecureHTTPError?>,
         idleTimeout: TimeAmount,
+        responseDecoder: HTTP1ResponseDecoder,
         mapError: @escaping @Sendable (any Error) -> SecureHTTPError
     ) {
+        self.responseDecoder = responseDecoder
         self.idleTimeout = idleTimeout
         self.handshakePromise = handshakePromise
         self.sharedCloseReason = closeReason
@@ -141,14 +142,11 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         self.state = .awaitingHead(exchange)
-        self.requestKeepAlive = exchange.head.isKeepAlive
+        self.requestKeepAlive = exchange.request.keepAlive
         self.exchangeDeadline = exchange.deadline
         self.ensureTimer(context: context, firesBy: exchange.deadline)
-        context.write(self.wrapOutboundOut(.head(exchange.head)), promise: nil)
-        if let body = exchange.body, body.readableBytes > 0 {
-            context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
-        }
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: promise)
+        self.responseDecoder.requestSent(exchange.request.method)
+        context.writeAndFlush(self.wrapOutboundOut(exchange.request.bytes), promise: promise)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

@@ -35,9 +35,7 @@ final class HTTP1Connection: Sendable {
         maximumBodySize: Int,
         deadline: ContinuousClock.Instant
     ) async throws(SecureHTTPError) -> (HTTPResponse, Data, reusable: Bool) {
-        let head = Self.makeHead(hop.request, body: hop.body)
-        var body: ByteBuffer?
-        if let data = hop.body { body = self.channel.allocator.buffer(data: data) }
+        let request = try HTTP1RequestBytes(hop.request, body: hop.body, allocator: self.channel.allocator)
         let exchangeDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         let channel = self.channel
         let closeReason = self.closeReason
@@ -49,8 +47,7 @@ final class HTTP1Connection: Sendable {
                 // promise in between).
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>) in
                     let exchange = HTTP1ClientHandler.Exchange(
-                        head: head,
-                        body: body,
+                        request: request,
                         maximumBodySize: maximumBodySize,
                         deadline: exchangeDeadline,
                         continuation: continuation
@@ -103,27 +100,6 @@ final class HTTP1Connection: Sendable {
     func close() {
         // Closing from off the loop costs a hop; a channel that is already closed needs none.
         if self.channel.isActive { self.channel.close(promise: nil) }
-    }
-
-    static func makeHead(_ request: HTTPRequest, body: Data?) -> HTTPRequestHead {
-        var headers = HTTPHeaders()
-        if !request.headerFields.contains(where: { $0.name.canonicalName == "host" }), let authority = request.authority {
-            headers.add(name: "Host", value: authority)
-        }
-        for field in request.headerFields {
-            headers.add(name: field.name.rawName, value: field.value)
-        }
-        if let body, headers["content-length"].isEmpty, headers["transfer-encoding"].isEmpty {
-            headers.add(name: "Content-Length", value: String(body.count))
-        } else if body == nil, [.post, .put, .patch].contains(request.method), headers["content-length"].isEmpty {
-            headers.add(name: "Content-Length", value: "0")
-        }
-        return HTTPRequestHead(
-            version: .http1_1,
-            method: HTTPMethod(rawValue: request.method.rawValue),
-            uri: request.path ?? "/",
-            headers: headers
-        )
     }
 
     /// The response for `head`, its field names checked (RFC 9110 §5.1) and canonicalised

@@ -1,0 +1,161 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+@testable import SecureHTTP
+import SecureNetworkingTesting
+import Testing
+
+/// The HTTP/1.1 request as bytes (RFC 9112): request line, `Host`, fields, framing and body;
+/// and the framing rules the driver enforces before any byte is sent, live.
+@Suite("HTTP/1.1 request bytes and framing")
+struct HTTP1WireTests {
+    private func encode(_ request: HTTPRequest, body: Data? = nil) throws(SecureHTTPError) -> (String, HTTP1RequestBytes) {
+        let encoded = try HTTP1RequestBytes(request, body: body, allocator: ByteBufferAllocator())
+        return (String(buffer: encoded.bytes), encoded)
+    }
+
+    private func request(_ method: HTTPRequest.Method = .get, path: String = "/a?b=1", _ fields: HTTPFields = [:]) -> HTTPRequest {
+        HTTPRequest(method: method, scheme: "https", authority: "api.example.com:8443", path: path, headerFields: fields)
+    }
+
+    @Test func aGetIsTheRequestLineHostFirstTheFieldsAndNoFraming() throws {
+        let (text, encoded) = try self.encode(self.request(.get, [.accept: "application/json", HTTPField.Name("X-Trace")!: "abc"]))
+        #expect(text == "GET /a?b=1 HTTP/1.1\r\nHost: api.example.com:8443\r\nAccept: application/json\r\nX-Trace: abc\r\n\r\n")
+        #expect(encoded.method == .GET)
+        #expect(encoded.keepAlive)
+    }
+
+    @Test func aHostFieldOfTheRequestIsKeptAndNotDoubled() throws {
+        let (text, _) = try self.encode(self.request(.get, [HTTPField.Name("Host")!: "other.example.com"]))
+        #expect(text == "GET /a?b=1 HTTP/1.1\r\nHost: other.example.com\r\n\r\n")
+    }
+
+    @Test func aBodyGetsItsContentLength() throws {
+        let (text, encoded) = try self.encode(self.request(.post, path: "/p", [.contentType: "text/plain"]), body: Data("hello".utf8))
+        #expect(text == "POST /p HTTP/1.1\r\nHost: api.example.com:8443\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
+        #expect(encoded.method == .POST)
+    }
+
+    @Test func aPostWithoutBodySaysContentLengthZeroAndAGetDoesNot() throws {
+        for method in [HTTPRequest.Method.post, .put, .patch] {
+            let (text, _) = try self.encode(self.request(method, path: "/p"))
+            #expect(text == "\(method.rawValue) /p HTTP/1.1\r\nHost: api.example.com:8443\r\nContent-Length: 0\r\n\r\n")
+        }
+        for method in [HTTPRequest.Method.get, .head, .delete, .options] {
+            let (text, _) = try self.encode(self.request(method, path: "/p"))
+            #expect(!text.contains("Content-Length"))
+        }
+    }
+
+    @Test func theRequestsOwnContentLengthIsNotDoubled() throws {
+        let (text, _) = try self.encode(self.request(.put, path: "/p", [.contentLength: "2"]), body: Data("hi".utf8))
+        #expect(text == "PUT /p HTTP/1.1\r\nHost: api.example.com:8443\r\nContent-Length: 2\r\n\r\nhi")
+    }
+
+    /// RFC 9112 §6.1: chunked must be the last transfer coding; the body then goes as one
+    /// chunk and the last chunk.
+    @Test func aChunkedTransferEncodingFramesTheBodyAsOneChunk() throws {
+        let (text, _) = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "chunked"]), body: Data(count: 26))
+        let zeros = String(repeating: "\0", count: 26)
+        #expect(text == "POST /p HTTP/1.1\r\nHost: api.example.com:8443\r\nTransfer-Encoding: chunked\r\n\r\n1a\r\n\(zeros)\r\n0\r\n\r\n")
+        let (empty, _) = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "gzip, Chunked"]))
+        #expect(empty.hasSuffix("Transfer-Encoding: gzip, Chunked\r\n\r\n0\r\n\r\n"))
+    }
+
+    @Test func aTransferEncodingThatDoesNotEndWithChunkedIsRefused() {
+        #expect(throws: SecureHTTPError.self) {
+            _ = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "chunked, gzip"]), body: Data("x".utf8))
+        }
+        do {
+            _ = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "gzip"]), body: Data("x".utf8))
+            Issue.record("a body that cannot be framed was encoded")
+        } catch {
+            #expect(error.code == .invalidRequest)
+        }
+    }
+
+    /// RFC 9112 §9.6: the `close` connection option, in any case and position, ends keep-alive.
+    @Test(arguments: [("close", false), ("Keep-Alive, Close", false), (" upgrade ,close ", false), ("keep-alive", true), ("closed", true)])
+    func theCloseOptionEndsKeepAlive(_ value: String, _ keepAlive: Bool) throws {
+        let (_, encoded) = try self.encode(self.request(.get, [.connection: value]))
+        #expect(encoded.keepAlive == keepAlive)
+    }
+
+    // MARK: Framing rules, before any byte is sent
+
+    @Test(arguments: [
+        ("5", Data("hi".utf8)),  // longer than the body: the server would wait for bytes
+        ("1", Data("hi".utf8)),  // shorter: the rest would be read as the next request
+        ("2", nil as Data?),  // a length without a body
+        ("-2", Data("hi".utf8)),
+        ("2, 3", Data("hi".utf8)),
+    ])
+    func aContentLengthThatIsNotTheBodysSizeIsRefused(_ length: String, _ body: Data?) async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            try await withTransport { transport in
+                var request = get(url(server, "/p"))
+                request.method = .post
+                request.headerFields[.contentLength] = length
+                let error = await expectFailure(transport, request, body: body)
+                #expect(error?.code == .invalidRequest)
+                #expect(server.statistics.connectionsAccepted == 0)
+            }
+        }
+    }
+
+    @Test func contentLengthWithTransferEncodingIsRefused() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            try await withTransport { transport in
+                var request = get(url(server, "/p"))
+                request.method = .post
+                request.headerFields[.contentLength] = "2"
+                request.headerFields[.transferEncoding] = "chunked"
+                let error = await expectFailure(transport, request, body: Data("hi".utf8))
+                #expect(error?.code == .invalidRequest)
+                #expect(server.statistics.connectionsAccepted == 0)
+            }
+        }
+    }
+
+    /// The accepted side of the same rules, over the wire: the server reads exactly the body,
+    /// chunked or not, and the connection carries the next request.
+    @Test func framedBodiesArriveWholeAndTheConnectionCarriesOn() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            try await withTransport { transport in
+                var sized = get(url(server, "/sized"))
+                sized.method = .post
+                sized.headerFields[.contentLength] = "5"
+                _ = try await transport.send(sized, body: Data("hello".utf8))
+                var chunked = get(url(server, "/chunked"))
+                chunked.method = .post
+                chunked.headerFields[.transferEncoding] = "chunked"
+                _ = try await transport.send(chunked, body: Data("world!".utf8))
+                _ = try await transport.send(get(url(server, "/after")))
+                let requests = server.statistics.requests
+                #expect(requests.map(\.uri) == ["/sized", "/chunked", "/after"])
+                #expect(requests.map { String(decoding: $0.body, as: UTF8.self) } == ["hello", "world!", ""])
+                #expect(Set(requests.map(\.connection)).count == 1)
+            }
+        }
+    }
+
+    /// A response to HEAD has no body whatever its Content-Length says (RFC 9110 §9.3.2): the
+    /// decoder must know the method, or it would wait for the body and read the next response
+    /// as one.
+    @Test func aHeadResponseHasNoBodyAndTheConnectionCarriesOn() async throws {
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
+            try await withTransport { transport in
+                var head = get(url(server, "/head"))
+                head.method = .head
+                let response = try await transport.send(head)
+                #expect(response.response.status == .ok)
+                #expect(response.response.headerFields[.contentLength].flatMap(Int.init).map { $0 > 0 } == true)
+                #expect(response.body.isEmpty)
+                let after = try await transport.send(get(url(server, "/after")))
+                #expect(!after.body.isEmpty)
+                #expect(server.statistics.connectionsAccepted == 1)
+                #expect(server.statistics.requests.map(\.method) == ["HEAD", "GET"])
+            }
+        }
+    }
+}
