@@ -46,7 +46,7 @@ enum RequestTarget {
         else {
             return false
         }
-        for byte in authority.utf8 where !Self.allowedInAuthority(byte) {
+        for byte in authority.utf8 where !Self.authorityBytes.contains(byte) {
             return false
         }
         var pending = 0  // hex digits still expected after a %
@@ -56,12 +56,38 @@ enum RequestTarget {
                 pending -= 1
             } else if byte == UInt8(ascii: "%") {
                 pending = 2
-            } else if !Self.allowedInPath(byte) {
+            } else if !Self.pathBytes.contains(byte) {
                 return false
             }
         }
         return pending == 0
     }
+
+    /// The ASCII bytes allowed, as a 128-bit set: one shift and mask per byte of every
+    /// request's path and authority.
+    struct ByteSet {
+        private let low: UInt64
+        private let high: UInt64
+
+        init(_ member: (UInt8) -> Bool) {
+            var low: UInt64 = 0
+            var high: UInt64 = 0
+            for byte in UInt8(0)..<128 where member(byte) {
+                if byte < 64 { low |= 1 << UInt64(byte) } else { high |= 1 << UInt64(byte - 64) }
+            }
+            self.low = low
+            self.high = high
+        }
+
+        func contains(_ byte: UInt8) -> Bool {
+            if byte < 64 { return self.low >> UInt64(byte) & 1 == 1 }
+            if byte < 128 { return self.high >> UInt64(byte - 64) & 1 == 1 }
+            return false
+        }
+    }
+
+    private static let pathBytes = ByteSet(Self.allowedInPath)
+    private static let authorityBytes = ByteSet(Self.allowedInAuthority)
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 @testable import SecureHTTP
 import SecureNetworkingTesting
 import Testing
@@ -79,6 +80,25 @@ struct HTTP1WireTests {
     func theCloseOptionEndsKeepAlive(_ value: String, _ keepAlive: Bool) throws {
         let (_, encoded) = try self.encode(self.request(.get, [.connection: value]))
         #expect(encoded.keepAlive == keepAlive)
+    }
+
+    // MARK: Response fields
+
+    /// The connection's cache hands back the last response's fields only for byte-identical
+    /// fields: a value spelled with other bytes (even canonically equivalent Unicode, which
+    /// `String`'s `==` equates) or in another order builds new ones.
+    @Test func responseFieldsAreReusedOnlyWhenByteIdentical() throws {
+        var cache = ResponseFieldsCache()
+        let first = try cache.fields(HTTPHeaders([("Content-Type", "text/plain"), ("X-Name", "caf\u{E9}")]))
+        #expect(first[HTTPField.Name("X-Name")!] == "caf\u{E9}")
+        #expect(first.map(\.name.rawName) == ["Content-Type", "X-Name"])
+        let same = try cache.fields(HTTPHeaders([("Content-Type", "text/plain"), ("X-Name", "caf\u{E9}")]))
+        #expect(same == first)
+        let decomposed = try cache.fields(HTTPHeaders([("Content-Type", "text/plain"), ("X-Name", "cafe\u{301}")]))
+        #expect(Array(decomposed[HTTPField.Name("X-Name")!]!.utf8) == Array("cafe\u{301}".utf8))
+        let reordered = try cache.fields(HTTPHeaders([("X-Name", "cafe\u{301}"), ("Content-Type", "text/plain")]))
+        #expect(reordered.map(\.name.rawName) == ["X-Name", "Content-Type"])
+        #expect(throws: SecureHTTPError.self) { _ = try cache.fields(HTTPHeaders([("Bad Name", "x")])) }
     }
 
     // MARK: Framing rules, before any byte is sent

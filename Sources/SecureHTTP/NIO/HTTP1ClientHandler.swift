@@ -71,7 +71,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let mapError: @Sendable (any Error) -> SecureHTTPError
     private var requestKeepAlive = true
     private var receiveBuffer: ByteBuffer?
-    private var fieldNames = FieldNameCache()
+    private var responseFields = ResponseFieldsCache()
     /// The response decoder below, told the method of each request written.
     private let responseDecoder: HTTP1ResponseDecoder
     private let idleTimeout: TimeAmount
@@ -170,7 +170,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
             let response: HTTPResponse
             do {
-                response = try HTTP1Connection.makeResponse(head, names: &self.fieldNames)
+                response = try HTTP1Connection.makeResponse(head, cache: &self.responseFields)
             } catch {
                 self.fail(context: context, error)
                 return

@@ -103,15 +103,40 @@ final class HTTP1Connection: Sendable {
     }
 
     /// The response for `head`, its field names checked (RFC 9110 §5.1) and canonicalised
-    /// through `names`, which remembers the names a connection has seen.
-    static func makeResponse(_ head: HTTPResponseHead, names: inout FieldNameCache) throws(SecureHTTPError) -> HTTPResponse {
+    /// through `cache`, which remembers what a connection has seen.
+    static func makeResponse(_ head: HTTPResponseHead, cache: inout ResponseFieldsCache) throws(SecureHTTPError) -> HTTPResponse {
         guard head.status.code >= 100, head.status.code <= 999 else {
             throw SecureHTTPError(.invalidResponse, "the response status \(head.status.code) is out of range")
         }
+        return HTTPResponse(
+            status: HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase),
+            headerFields: try cache.fields(head.headers)
+        )
+    }
+}
+
+/// What one connection remembers of the responses it read: the field names seen (validated and
+/// lower-cased once), and the last response's fields, so that a response whose fields are
+/// byte for byte those of the one before (an API answering the same way, within the same
+/// `Date` second) shares them instead of building them again. Used on one connection's event
+/// loop only.
+struct ResponseFieldsCache {
+    private var names: [HTTPField.Name] = []
+    private static let capacity = 32
+    private var lastRaw: HTTPHeaders?
+    private var lastFields = HTTPFields()
+
+    /// The fields of `raw`.
+    ///
+    /// - Throws: ``SecureHTTPError/Code/invalidResponse`` for a field name that is not a token.
+    mutating func fields(_ raw: HTTPHeaders) throws(SecureHTTPError) -> HTTPFields {
+        if let last = self.lastRaw, Self.identical(last, raw) {
+            return self.lastFields
+        }
         var fields: [HTTPField] = []
-        fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers {
-            guard let fieldName = names.name(name) else {
+        fields.reserveCapacity(raw.count)
+        for (name, value) in raw {
+            guard let fieldName = self.name(name) else {
                 throw SecureHTTPError(.invalidResponse, "the response has an invalid header name")
             }
             fields.append(HTTPField(name: fieldName, value: value))
@@ -119,18 +144,24 @@ final class HTTP1Connection: Sendable {
         var headerFields = HTTPFields()
         // One call for all fields (append(contentsOf:) would replace a range per field).
         headerFields.replaceSubrange(0..<0, with: fields)
-        return HTTPResponse(
-            status: HTTPResponse.Status(code: Int(head.status.code), reasonPhrase: head.status.reasonPhrase),
-            headerFields: headerFields
-        )
+        self.lastRaw = raw
+        self.lastFields = headerFields
+        return headerFields
     }
-}
 
-/// The field names a connection has seen, so that the same names in the next response are not
-/// validated and lower-cased again. Used on one connection's event loop only.
-struct FieldNameCache {
-    private var names: [HTTPField.Name] = []
-    private static let capacity = 32
+    /// The same names and values in the same order, byte for byte (`String`'s `==` would
+    /// also equate canonically equivalent Unicode spelled with other bytes).
+    private static func identical(_ lhs: HTTPHeaders, _ rhs: HTTPHeaders) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (left, right) in zip(lhs, rhs) where !Self.sameBytes(left.name, right.name) || !Self.sameBytes(left.value, right.value) {
+            return false
+        }
+        return true
+    }
+
+    private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8)
+    }
 
     /// The field name for `raw`, or nil when it is not a valid token.
     mutating func name(_ raw: String) -> HTTPField.Name? {
