@@ -46,7 +46,9 @@ enum RequestTarget {
         else {
             return false
         }
-        for byte in authority.utf8 where !Self.authorityBytes.contains(byte) {
+        let authorityBytes = Self.authorityBytes
+        let pathBytes = Self.pathBytes
+        for byte in authority.utf8 where !authorityBytes.contains(byte) {
             return false
         }
         var pending = 0  // hex digits still expected after a %
@@ -56,7 +58,7 @@ enum RequestTarget {
                 pending -= 1
             } else if byte == UInt8(ascii: "%") {
                 pending = 2
-            } else if !Self.pathBytes.contains(byte) {
+            } else if !pathBytes.contains(byte) {
                 return false
             }
         }

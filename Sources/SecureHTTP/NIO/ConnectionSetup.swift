@@ -68,7 +68,9 @@ enum PooledConnection: Sendable {
 enum ConnectionSetup {
     /// What the handshake settled.
     enum Negotiated: Sendable {
-        case http1
+        /// The connection's HTTP/1.1 handler, which the connection hands its exchanges to
+        /// directly (on the event loop).
+        case http1(NIOLoopBound<HTTP1ClientHandler>)
         case http2(NIOHTTP2Handler.StreamMultiplexer, maximumStreams: Int)
     }
 
@@ -190,8 +192,8 @@ enum ConnectionSetup {
             throw mapError(error)
         }
         switch negotiated {
-        case .http1:
-            return .http1(HTTP1Connection(id: id, channel: channel, closeReason: closeReason))
+        case .http1(let handler):
+            return .http1(HTTP1Connection(id: id, channel: channel, handler: handler, closeReason: closeReason))
         case .http2(let multiplexer, let maximumStreams):
             return .http2(
                 HTTP2Connection(
@@ -218,21 +220,21 @@ enum ConnectionSetup {
         mapError: @escaping @Sendable (any Error) -> SecureHTTPError
     ) throws {
         let ready = channel.eventLoop.makePromise(of: Void.self)
-        ready.futureResult.map { Negotiated.http1 }.cascade(to: negotiated)
         // The request is written as bytes (HTTP1RequestBytes), so the pipeline has no request
         // encoder, and the response decoder learns each request's method from the handler.
         let decoder = HTTP1ResponseDecoder()
         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
-        try channel.pipeline.syncOperations.addHandler(
-            HTTP1ClientHandler(
-                handshakePromise: ready,
-                awaitsTLSHandshake: awaitsTLSHandshake,
-                closeReason: closeReason,
-                idleTimeout: TimeAmount(timeouts.idle),
-                responseDecoder: decoder,
-                mapError: mapError
-            )
+        let handler = HTTP1ClientHandler(
+            handshakePromise: ready,
+            awaitsTLSHandshake: awaitsTLSHandshake,
+            closeReason: closeReason,
+            idleTimeout: TimeAmount(timeouts.idle),
+            responseDecoder: decoder,
+            mapError: mapError
         )
+        try channel.pipeline.syncOperations.addHandler(handler)
+        let bound = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+        ready.futureResult.map { Negotiated.http1(bound) }.cascade(to: negotiated)
     }
 
     private static func connectError(

@@ -112,10 +112,12 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         if !self.awaitsTLSHandshake && context.channel.isActive { self.handshakePromise.succeed(()) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
         // A connect that fails tears the pipeline down without channelInactive: complete the
         // promises (NIO reports a promise that is never completed).
         let error = self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection closed")
@@ -132,8 +134,24 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// The handler's place in the pipeline, while it is in one.
+    private var context: ChannelHandlerContext?
+
+    /// Starts `exchange` (on the event loop): what a write of it down the pipeline would do,
+    /// since this is the pipeline's last handler, without wrapping it.
+    func start(_ exchange: Exchange) {
+        guard let context = self.context else {
+            exchange.fail(self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent"))
+            return
+        }
+        self.begin(exchange, context: context, promise: nil)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let exchange = self.unwrapOutboundIn(data)
+        self.begin(self.unwrapOutboundIn(data), context: context, promise: promise)
+    }
+
+    private func begin(_ exchange: Exchange, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         guard case .idle = self.state else {
             exchange.fail(
                 self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection is not available for a request")

@@ -15,12 +15,16 @@ final class HTTP1Connection: Sendable {
 
     let id: ID
     let channel: any Channel
+    /// The pipeline's last handler, which takes each exchange directly: the exchange goes
+    /// through no `NIOAny` and no pipeline walk.
+    private let handler: NIOLoopBound<HTTP1ClientHandler>
     /// Why the connection ended, once it has (set by the handler).
     private let closeReason: NIOLockedValueBox<SecureHTTPError?>
 
-    init(id: ID, channel: any Channel, closeReason: NIOLockedValueBox<SecureHTTPError?>) {
+    init(id: ID, channel: any Channel, handler: NIOLoopBound<HTTP1ClientHandler>, closeReason: NIOLockedValueBox<SecureHTTPError?>) {
         self.id = id
         self.channel = channel
+        self.handler = handler
         self.closeReason = closeReason
     }
 
@@ -38,6 +42,7 @@ final class HTTP1Connection: Sendable {
         let request = try HTTP1RequestBytes(hop.request, body: hop.body, allocator: self.channel.allocator)
         let exchangeDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         let channel = self.channel
+        let handler = self.handler
         let closeReason = self.closeReason
         do {
             let completed = try await withTaskCancellationHandler {
@@ -56,9 +61,9 @@ final class HTTP1Connection: Sendable {
                     // already on the connection's event loop.
                     let loop = channel.eventLoop
                     if loop.inEventLoop {
-                        Self.send(exchange, on: channel, closeReason: closeReason)
+                        Self.send(exchange, on: channel, to: handler, closeReason: closeReason)
                     } else {
-                        loop.execute { Self.send(exchange, on: channel, closeReason: closeReason) }
+                        loop.execute { Self.send(exchange, on: channel, to: handler, closeReason: closeReason) }
                     }
                 }
             } onCancel: {
@@ -77,16 +82,16 @@ final class HTTP1Connection: Sendable {
         }
     }
 
-    /// Writes `exchange` on the event loop; the handler resumes it.
+    /// Hands `exchange` to the handler on the event loop; the handler resumes it.
     private static func send(
         _ exchange: HTTP1ClientHandler.Exchange,
         on channel: any Channel,
+        to handler: NIOLoopBound<HTTP1ClientHandler>,
         closeReason: NIOLockedValueBox<SecureHTTPError?>
     ) {
-        // A write to a channel that already closed never reaches the handler: fail the exchange
-        // from here with the reason the handler recorded. On an open channel the handler takes
-        // the exchange at once (this runs on the loop, and the handler is the pipeline's last)
-        // and resumes it itself, whatever happens to the connection.
+        // A channel that already closed fails the exchange from here with the reason the
+        // handler recorded. On an open channel the handler takes the exchange at once (this
+        // runs on the loop) and resumes it itself, whatever happens to the connection.
         guard channel.isActive else {
             exchange.fail(
                 closeReason.withLockedValue { $0 }
@@ -94,7 +99,7 @@ final class HTTP1Connection: Sendable {
             )
             return
         }
-        channel.writeAndFlush(exchange, promise: nil)
+        handler.value.start(exchange)
     }
 
     func close() {
@@ -160,7 +165,13 @@ struct ResponseFieldsCache {
     }
 
     private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8)
+        let same = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+        if let same = same ?? nil { return same }
+        return lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     /// The field name for `raw`, or nil when it is not a valid token.
