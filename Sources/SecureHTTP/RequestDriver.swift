@@ -155,11 +155,11 @@ final class RequestDriver: Sendable {
     /// This path starts no task and arms no timer of its own, which matters on every request of
     /// a keep-alive connection: the task group of the generic path costs more thread wake-ups
     /// than the exchange.
-    func send(
+    nonisolated(nonsending) func send(
         _ request: HTTPRequest,
         body: Data?,
         options: HTTPRequestOptions,
-        exchangeWithinDeadline exchange: @escaping @Sendable (PreparedHop, ContinuousClock.Instant) async throws(SecureHTTPError) -> (HTTPResponse, Data)
+        exchangeWithinDeadline exchange: nonisolated(nonsending) @escaping @Sendable (PreparedHop, ContinuousClock.Instant) async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         if Task.isCancelled {
             throw SecureHTTPError(.cancelled, "the request was cancelled before it started")
@@ -183,11 +183,11 @@ final class RequestDriver: Sendable {
         }
     }
 
-    private func followRedirects(
+    private nonisolated(nonsending) func followRedirects(
         _ request: HTTPRequest,
         body: Data?,
         options: HTTPRequestOptions,
-        exchange: @Sendable (PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data)
+        exchange: nonisolated(nonsending) @Sendable (PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         guard RequestTarget.isValid(request) else {
             throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")

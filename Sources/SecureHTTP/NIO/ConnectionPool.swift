@@ -137,7 +137,7 @@ final class ConnectionPool: Sendable {
 
     /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
     /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
-    func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
+    nonisolated(nonsending) func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
         let mayMultiplex = TLSSetup.offersHTTP2(key.requirements, versions: self.configuration.httpVersions)
         // A caller on one of the event loops (a task preferring an `EventLoopTaskExecutor`)
         // gets an idle connection of that loop if there is one: its exchange then needs no hop.

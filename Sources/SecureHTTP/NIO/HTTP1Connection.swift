@@ -34,7 +34,7 @@ final class HTTP1Connection: Sendable {
     /// with `deadlineExceeded` (and closing the connection) if `deadline` passes first.
     ///
     /// Cancelling the calling task closes the connection, which fails the exchange at once.
-    func execute(
+    nonisolated(nonsending) func execute(
         _ hop: PreparedHop,
         maximumBodySize: Int,
         deadline: ContinuousClock.Instant
