@@ -76,17 +76,30 @@ final class RequirementsMemo: Sendable {
         let authority: String
     }
 
-    private let table = NIOLockedValueBox<[Key: ConnectionTarget]>([:])
+    private struct Table {
+        var entries: [Key: ConnectionTarget] = [:]
+        /// The last entry found or added: a request to the same origin as the one before
+        /// (most of them) compares two short strings instead of hashing them.
+        var last: (key: Key, target: ConnectionTarget)?
+    }
+
+    private let table = NIOLockedValueBox(Table())
     private let capacity = 64
 
     func lookup(_ key: Key) -> ConnectionTarget? {
-        self.table.withLockedValue { $0[key] }
+        self.table.withLockedValue { table in
+            if let last = table.last, last.key == key { return last.target }
+            guard let target = table.entries[key] else { return nil }
+            table.last = (key, target)
+            return target
+        }
     }
 
     func insert(_ value: ConnectionTarget, for key: Key) {
         self.table.withLockedValue { table in
-            if table.count >= self.capacity { table.removeAll(keepingCapacity: true) }
-            table[key] = value
+            if table.entries.count >= self.capacity { table.entries.removeAll(keepingCapacity: true) }
+            table.entries[key] = value
+            table.last = (key, value)
         }
     }
 }

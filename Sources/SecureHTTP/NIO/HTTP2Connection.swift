@@ -17,6 +17,8 @@ final class HTTP2Connection: Sendable {
     /// The last stream id of the server's GOAWAY, once one arrived.
     private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
     private let activity: HTTP2StreamActivity
+    /// The streams' deadlines, created on the loop with the first stream.
+    private let deadlines: NIOLoopBoundBox<DeadlineQueue?>
 
     init(
         id: PooledConnection.ID,
@@ -32,6 +34,12 @@ final class HTTP2Connection: Sendable {
         self.channel = channel
         self.multiplexer = multiplexer
         self.closeReason = closeReason
+        let deadlines = NIOLoopBoundBox.makeEmptyBox(valueType: DeadlineQueue.self, eventLoop: channel.eventLoop)
+        self.deadlines = deadlines
+        channel.closeFuture.whenComplete { _ in
+            deadlines.value?.cancelAll()
+            deadlines.value = nil
+        }
     }
 
     /// Open and not closing: it can take a new stream.
@@ -60,7 +68,7 @@ final class HTTP2Connection: Sendable {
     ///
     /// A request that never reached the wire (the connection closed or went away before the
     /// stream opened) fails with ``SecureHTTPError/requestWasNotSent`` set.
-    func execute(
+    nonisolated(nonsending) func execute(
         _ hop: PreparedHop,
         maximumBodySize: Int,
         deadline: ContinuousClock.Instant
@@ -72,6 +80,7 @@ final class HTTP2Connection: Sendable {
         let closeReason = self.closeReason
         let goAwayLastStream = self.goAwayLastStream
         let activity = self.activity
+        let deadlines = self.deadlines
         let promise = loop.makePromise(of: HTTP2StreamHandler.Completed.self)
         let control = ChannelCancellation()
         let body = hop.body
@@ -83,8 +92,8 @@ final class HTTP2Connection: Sendable {
         do {
             let completed = try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) in
-                    // One hop onto the event loop for the whole exchange.
-                    loop.execute {
+                    // One hop onto the event loop for the whole exchange, none from a task on it.
+                    let open: @Sendable () -> Void = {
                         promise.futureResult.whenComplete { continuation.resume(with: $0) }
                         let notSent: @Sendable (any Error) -> SecureHTTPError = { error in
                             var reason =
@@ -106,6 +115,8 @@ final class HTTP2Connection: Sendable {
                                 }
                                 var buffer: ByteBuffer?
                                 if let body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
+                                let queue = deadlines.value ?? DeadlineQueue(loop: stream.eventLoop)
+                                deadlines.value = queue
                                 try stream.pipeline.syncOperations.addHandler(
                                     HTTP2StreamHandler(
                                         headers: headers,
@@ -114,12 +125,14 @@ final class HTTP2Connection: Sendable {
                                         deadline: nioDeadline,
                                         promise: promise,
                                         connectionCloseReason: closeReason,
-                                        goAwayLastStream: goAwayLastStream
+                                        goAwayLastStream: goAwayLastStream,
+                                        deadlines: queue
                                     )
                                 )
                             }
                         }
                     }
+                    if loop.inEventLoop { open() } else { loop.execute(open) }
                 }
             } onCancel: {
                 promise.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
@@ -170,7 +183,8 @@ final class HTTP2Connection: Sendable {
     /// The response head from the final HEADERS frame (NIOHTTP2 has already checked the block:
     /// lowercase names, pseudo-fields first, no connection-specific fields).
     static func makeResponse(_ head: HPACKHeaders) throws(SecureHTTPError) -> HTTPResponse {
-        var fields = HTTPFields()
+        var list: [HTTPField] = []
+        list.reserveCapacity(head.count)
         var status: Int?
         for (name, value, _) in head {
             if name.utf8.first == UInt8(ascii: ":") {
@@ -180,11 +194,14 @@ final class HTTP2Connection: Sendable {
             guard let fieldName = HTTPField.Name(name) else {
                 throw SecureHTTPError(.invalidResponse, "the response has an invalid header name")
             }
-            fields.append(HTTPField(name: fieldName, value: value))
+            list.append(HTTPField(name: fieldName, value: value))
         }
         guard let status, status >= 100, status <= 999 else {
             throw SecureHTTPError(.invalidResponse, "the response has no valid :status")
         }
+        var fields = HTTPFields()
+        // One call for all fields (an append per field replaces a range per field).
+        fields.replaceSubrange(0..<0, with: list)
         return HTTPResponse(status: HTTPResponse.Status(code: status), headerFields: fields)
     }
 }

@@ -32,7 +32,9 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     private let promise: EventLoopPromise<Completed>
     private let connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>
     private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
-    private var timer: Scheduled<Void>?
+    /// The connection's deadlines, which hold this exchange's while it runs.
+    private let deadlines: DeadlineQueue
+    private var deadlineToken: Int?
 
     init(
         headers: HPACKHeaders,
@@ -41,8 +43,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         deadline: NIODeadline,
         promise: EventLoopPromise<Completed>,
         connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>,
-        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
+        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
+        deadlines: DeadlineQueue
     ) {
+        self.deadlines = deadlines
         self.goAwayLastStream = goAwayLastStream
         self.headers = headers
         self.body = body
@@ -64,8 +68,8 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     private func start(context: ChannelHandlerContext) {
         guard case .idle = self.state else { return }
         self.state = .awaitingHead
-        self.timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: self.deadline) {
-            self.timer = nil
+        self.deadlineToken = self.deadlines.add(self.deadline) {
+            self.deadlineToken = nil
             self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
         }
         let hasBody = (self.body?.readableBytes ?? 0) > 0
@@ -193,8 +197,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     private func finish(_ result: Result<Completed, SecureHTTPError>) -> Bool {
         if case .done = self.state { return false }
         self.state = .done
-        self.timer?.cancel()
-        self.timer = nil
+        if let token = self.deadlineToken {
+            self.deadlines.remove(token)
+            self.deadlineToken = nil
+        }
         self.promise.completeWith(result.mapError { $0 as any Error })
         return true
     }
