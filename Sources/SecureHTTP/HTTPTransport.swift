@@ -11,7 +11,10 @@ public protocol HTTPTransport: Sendable {
     ///
     /// - Parameters:
     ///   - request: the request; its scheme, authority and path form the URL.
-    ///   - body: the request body, if any.
+    ///   - body: the request body, if any. The transport frames it: leave out
+    ///     `Content-Length`, or give the body's exact size (anything else is refused with
+    ///     ``SecureHTTPError/Code/invalidRequest`` before a byte is sent, since a wrong length
+    ///     would let the bytes after it be read as another request).
     ///   - options: the request's lane, redirect rules and late-bound credential.
     /// - Throws: ``SecureHTTPError``; cancelling the task throws ``SecureHTTPError/Code/cancelled``.
     func send(_ request: HTTPRequest, body: Data?, options: HTTPRequestOptions) async throws(SecureHTTPError) -> HTTPTransportResponse

@@ -23,7 +23,11 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         /// The text form of the code, stable across releases.
         public var description: String { self.base.rawValue }
 
-        /// The request has no scheme, authority or path, or its URL cannot be formed.
+        /// The request has no scheme, authority or path, or its URL cannot be formed; or it
+        /// cannot be framed safely (RFC 9112 §6): a `Content-Length` that is not the body's
+        /// size, `Content-Length` fields that disagree, `Content-Length` with
+        /// `Transfer-Encoding`, or (HTTP/1.1) a `Transfer-Encoding` that does not end with
+        /// `chunked`.
         public static let invalidRequest = Code(base: .invalidRequest)
         /// A header value holds CR, LF or NUL (header injection), or a name is not a valid token.
         public static let invalidHeaderValue = Code(base: .invalidHeaderValue)

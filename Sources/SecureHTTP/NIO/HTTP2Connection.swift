@@ -81,20 +81,20 @@ final class HTTP2Connection: Sendable {
         let goAwayLastStream = self.goAwayLastStream
         let activity = self.activity
         let deadlines = self.deadlines
-        let promise = loop.makePromise(of: HTTP2StreamHandler.Completed.self)
+        let exchange = HTTP2Exchange()
         let control = ChannelCancellation()
         let body = hop.body
         let nioDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         // A failure of the whole connection (a PING unanswered, a protocol error) fails this
         // exchange at once.
-        let token = activity.register(promise)
+        let token = activity.register(exchange)
         defer { activity.unregister(token) }
         do {
             let completed = try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) in
+                    exchange.wait(continuation)
                     // One hop onto the event loop for the whole exchange, none from a task on it.
                     let open: @Sendable () -> Void = {
-                        promise.futureResult.whenComplete { continuation.resume(with: $0) }
                         let notSent: @Sendable (any Error) -> SecureHTTPError = { error in
                             var reason =
                                 closeReason.withLockedValue { $0 }
@@ -103,11 +103,11 @@ final class HTTP2Connection: Sendable {
                             return reason
                         }
                         guard channel.isActive, !activity.isClosing else {
-                            promise.fail(notSent(ChannelError.ioOnClosedChannel))
+                            exchange.fail(notSent(ChannelError.ioOnClosedChannel))
                             return
                         }
                         let created = loop.makePromise(of: (any Channel).self)
-                        created.futureResult.whenFailure { promise.fail(notSent($0)) }
+                        created.futureResult.whenFailure { exchange.fail(notSent($0)) }
                         multiplexer.createStreamChannel(promise: created) { stream in
                             stream.eventLoop.makeCompletedFuture {
                                 guard control.attach(stream) else {
@@ -123,7 +123,7 @@ final class HTTP2Connection: Sendable {
                                         body: buffer,
                                         maximumBodySize: maximumBodySize,
                                         deadline: nioDeadline,
-                                        promise: promise,
+                                        exchange: exchange,
                                         connectionCloseReason: closeReason,
                                         goAwayLastStream: goAwayLastStream,
                                         deadlines: queue
@@ -135,7 +135,7 @@ final class HTTP2Connection: Sendable {
                     if loop.inEventLoop { open() } else { loop.execute(open) }
                 }
             } onCancel: {
-                promise.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
+                exchange.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
                 control.cancel()
             }
             let response = try Self.makeResponse(completed.head)

@@ -16,7 +16,7 @@ final class HTTP2StreamActivity: Sendable {
         var idleSince = NIODeadline.now()
         var closing = false
         /// The exchanges in flight, failed at once when the connection fails.
-        var streams: [Int: EventLoopPromise<HTTP2StreamHandler.Completed>] = [:]
+        var streams: [Int: HTTP2Exchange] = [:]
         var nextStream = 0
     }
 
@@ -46,12 +46,12 @@ final class HTTP2StreamActivity: Sendable {
         self.state.withLockedValue { $0.active == 0 ? $0.idleSince + timeout : nil }
     }
 
-    /// Registers an exchange's promise, so that ``fail(_:)`` fails it without waiting for the
+    /// Registers an exchange, so that ``fail(_:)`` fails it without waiting for the
     /// connection to finish closing; returns the token for ``unregister(_:)``.
-    func register(_ promise: EventLoopPromise<HTTP2StreamHandler.Completed>) -> Int {
+    func register(_ exchange: HTTP2Exchange) -> Int {
         self.state.withLockedValue { state in
             state.nextStream += 1
-            state.streams[state.nextStream] = promise
+            state.streams[state.nextStream] = exchange
             return state.nextStream
         }
     }
@@ -69,7 +69,7 @@ final class HTTP2StreamActivity: Sendable {
             defer { state.streams.removeAll() }
             return Array(state.streams.values)
         }
-        for promise in streams { promise.fail(error) }
+        for exchange in streams { exchange.fail(error) }
     }
 }
 

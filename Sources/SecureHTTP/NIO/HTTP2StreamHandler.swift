@@ -3,6 +3,60 @@ import NIOCore
 import NIOHPACK
 import NIOHTTP2
 
+/// The outcome of one HTTP/2 exchange, settled exactly once by whichever side gets there first:
+/// the stream's handler (the response, or why the stream failed), the connection (it failed),
+/// the cancelled task, or the stream that could not be opened. It resumes the waiting task
+/// directly, with no promise in between.
+final class HTTP2Exchange: Sendable {
+    private enum State {
+        case pending
+        case waiting(UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>)
+        case settled(Result<HTTP2StreamHandler.Completed, SecureHTTPError>?)
+    }
+
+    private let state = NIOLockedValueBox(State.pending)
+
+    /// Waits with `continuation`, resumed at once if the outcome is already known.
+    func wait(_ continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) {
+        let settled = self.state.withLockedValue { state -> Result<HTTP2StreamHandler.Completed, SecureHTTPError>? in
+            switch state {
+            case .pending:
+                state = .waiting(continuation)
+                return nil
+            case .settled(let result):
+                state = .settled(nil)
+                return result
+            case .waiting:
+                preconditionFailure("an HTTP/2 exchange is awaited once")
+            }
+        }
+        if let settled { continuation.resume(with: settled.mapError { $0 as any Error }) }
+    }
+
+    /// Settles the exchange; returns false (and does nothing) when it was settled already.
+    @discardableResult
+    func settle(_ result: Result<HTTP2StreamHandler.Completed, SecureHTTPError>) -> Bool {
+        let waiting = self.state.withLockedValue { state -> (UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>?, Bool) in
+            switch state {
+            case .pending:
+                state = .settled(result)
+                return (nil, true)
+            case .waiting(let continuation):
+                state = .settled(nil)
+                return (continuation, true)
+            case .settled:
+                return (nil, false)
+            }
+        }
+        waiting.0?.resume(with: result.mapError { $0 as any Error })
+        return waiting.1
+    }
+
+    func fail(_ error: SecureHTTPError) {
+        self.settle(.failure(error))
+    }
+}
+
 /// One exchange on its own HTTP/2 stream: writes the request's HEADERS (and DATA), reads the
 /// response within the size limit, and enforces the exchange's deadline. Every rule of the
 /// HTTP/1.1 handler holds per stream; failing a stream closes only that stream (RST_STREAM).
@@ -29,7 +83,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     private let body: ByteBuffer?
     private let maximumBodySize: Int
     private let deadline: NIODeadline
-    private let promise: EventLoopPromise<Completed>
+    private let exchange: HTTP2Exchange
     private let connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>
     private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
     /// The connection's deadlines, which hold this exchange's while it runs.
@@ -41,7 +95,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         body: ByteBuffer?,
         maximumBodySize: Int,
         deadline: NIODeadline,
-        promise: EventLoopPromise<Completed>,
+        exchange: HTTP2Exchange,
         connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>,
         goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
         deadlines: DeadlineQueue
@@ -52,7 +106,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         self.body = body
         self.maximumBodySize = maximumBodySize
         self.deadline = deadline
-        self.promise = promise
+        self.exchange = exchange
         self.connectionCloseReason = connectionCloseReason
     }
 
@@ -201,7 +255,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
             self.deadlines.remove(token)
             self.deadlineToken = nil
         }
-        self.promise.completeWith(result.mapError { $0 as any Error })
+        self.exchange.settle(result)
         return true
     }
 }
