@@ -16,8 +16,9 @@ struct DeadlineQueueTests {
         try await loop.submit {
             let queue = DeadlineQueue(loop: loop)
             let now = NIODeadline.now()
-            // Added out of order: the 10 s one first, so the timer must move earlier.
-            _ = queue.add(now + .seconds(10)) { fired.withLockedValue { $0.append("late") } }
+            // Added out of order: the late one first, so the timer must move earlier. (An hour:
+            // a loaded machine can hold this test's task for seconds after the last fire.)
+            _ = queue.add(now + .hours(1)) { fired.withLockedValue { $0.append("late") } }
             _ = queue.add(now + .milliseconds(20)) { fired.withLockedValue { $0.append("first") } }
             let removed = queue.add(now + .milliseconds(30)) { fired.withLockedValue { $0.append("removed") } }
             _ = queue.add(now + .milliseconds(60)) {

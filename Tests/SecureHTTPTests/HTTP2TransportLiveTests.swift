@@ -398,28 +398,33 @@ struct HTTP2TransportLiveTests {
         try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/freeze" ? .freeze : .text("ok") }) { server in
             let configuration = Live.configuration {
                 $0.http2.pingInterval = .milliseconds(100)
-                // Long enough for a loaded machine's server to acknowledge the PINGs of the
-                // requests that are answered.
-                $0.http2.pingTimeout = .seconds(2)
+                $0.http2.pingTimeout = .seconds(1)
                 $0.timeouts.request = .seconds(60)
             }
             try await withTransport(configuration) { transport in
-                _ = try await transport.send(get(url(server, "/first")))
                 let started = ContinuousClock.now
-                // A POST, which is not retried: one attempt, one PING timeout.
+                // The connection's first request, and a POST, which is not retried: one attempt,
+                // one PING timeout, and no answered request whose PING a loaded machine could
+                // fail to acknowledge in time.
                 var frozen = get(url(server, "/freeze"))
                 frozen.method = .post
                 let error = await expectFailure(transport, frozen, body: Data("x".utf8))
                 #expect(error?.code == .connectionClosed)
                 #expect(error.map { String(describing: $0).contains("PING") } == true)
-                // Without the PING the request would wait for its 60 s deadline; the connection's
-                // failure ends it without waiting for the frozen server's close_notify either
-                // (NIOSSL waits 5 s for it).
-                #expect(ContinuousClock.now - started < .seconds(5))
-                let response = try await transport.send(get(url(server, "/after")))
-                #expect(response.response.status == .ok)
-                #expect(server.statistics.connectionsAccepted == 2)
-                #expect(transport.statistics.http2ConnectionsOpened == 2)
+                // Without the PING the request would wait for its 60 s deadline. And the
+                // connection's failure ends it without waiting for the frozen server's
+                // close_notify, which NIOSSL waits 5 s for: that would take at least 6.1 s
+                // (timers fire late on a loaded machine, never early); this takes 1.1 s, or a few
+                // seconds on a loaded one.
+                #expect(ContinuousClock.now - started < .seconds(6))
+                // The next request gets a new connection (a few tries: on a loaded machine its
+                // own PINGs may go unacknowledged for a second too).
+                var answered = false
+                for _ in 0..<3 where !answered {
+                    answered = (try? await transport.send(get(url(server, "/after"))))?.response.status == .ok
+                }
+                #expect(answered)
+                #expect(transport.statistics.http2ConnectionsOpened >= 2)
             }
         }
     }
