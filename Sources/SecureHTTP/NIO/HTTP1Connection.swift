@@ -164,7 +164,7 @@ struct ResponseFieldsCache {
         return true
     }
 
-    private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         let same = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in
                 left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)

@@ -17,8 +17,8 @@ final class HTTP2Connection: Sendable {
     /// The last stream id of the server's GOAWAY, once one arrived.
     private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
     private let activity: HTTP2StreamActivity
-    /// The streams' deadlines, created on the loop with the first stream.
-    private let deadlines: NIOLoopBoundBox<DeadlineQueue?>
+    /// What the streams share on the loop (deadlines, response fields), created with the first.
+    private let shared: NIOLoopBoundBox<HTTP2StreamsShared?>
 
     init(
         id: PooledConnection.ID,
@@ -34,11 +34,11 @@ final class HTTP2Connection: Sendable {
         self.channel = channel
         self.multiplexer = multiplexer
         self.closeReason = closeReason
-        let deadlines = NIOLoopBoundBox.makeEmptyBox(valueType: DeadlineQueue.self, eventLoop: channel.eventLoop)
-        self.deadlines = deadlines
+        let shared = NIOLoopBoundBox.makeEmptyBox(valueType: HTTP2StreamsShared.self, eventLoop: channel.eventLoop)
+        self.shared = shared
         channel.closeFuture.whenComplete { _ in
-            deadlines.value?.cancelAll()
-            deadlines.value = nil
+            shared.value?.deadlines.cancelAll()
+            shared.value = nil
         }
     }
 
@@ -80,7 +80,7 @@ final class HTTP2Connection: Sendable {
         let closeReason = self.closeReason
         let goAwayLastStream = self.goAwayLastStream
         let activity = self.activity
-        let deadlines = self.deadlines
+        let shared = self.shared
         let exchange = HTTP2Exchange()
         let control = ChannelCancellation()
         let body = hop.body
@@ -115,8 +115,8 @@ final class HTTP2Connection: Sendable {
                                 }
                                 var buffer: ByteBuffer?
                                 if let body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
-                                let queue = deadlines.value ?? DeadlineQueue(loop: stream.eventLoop)
-                                deadlines.value = queue
+                                let streamsShared = shared.value ?? HTTP2StreamsShared(loop: stream.eventLoop)
+                                shared.value = streamsShared
                                 try stream.pipeline.syncOperations.addHandler(
                                     HTTP2StreamHandler(
                                         headers: headers,
@@ -126,7 +126,7 @@ final class HTTP2Connection: Sendable {
                                         exchange: exchange,
                                         connectionCloseReason: closeReason,
                                         goAwayLastStream: goAwayLastStream,
-                                        deadlines: queue
+                                        shared: streamsShared
                                     )
                                 )
                             }
@@ -138,7 +138,7 @@ final class HTTP2Connection: Sendable {
                 exchange.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
                 control.cancel()
             }
-            let response = try Self.makeResponse(completed.head)
+            let response = completed.response
             return (response, Data(buffer: completed.body, byteTransferStrategy: .noCopy))
         } catch {
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }

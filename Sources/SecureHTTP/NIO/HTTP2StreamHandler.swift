@@ -1,3 +1,4 @@
+import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHPACK
@@ -67,7 +68,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
 
     /// A complete response.
     struct Completed: Sendable {
-        let head: HPACKHeaders
+        let response: HTTPResponse
         let body: ByteBuffer
     }
 
@@ -86,8 +87,9 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     private let exchange: HTTP2Exchange
     private let connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>
     private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
-    /// The connection's deadlines, which hold this exchange's while it runs.
-    private let deadlines: DeadlineQueue
+    /// What the connection's streams share on the loop: the deadlines (which hold this
+    /// exchange's while it runs) and the response fields seen.
+    private let shared: HTTP2StreamsShared
     private var deadlineToken: Int?
 
     init(
@@ -98,9 +100,9 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         exchange: HTTP2Exchange,
         connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>,
         goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
-        deadlines: DeadlineQueue
+        shared: HTTP2StreamsShared
     ) {
-        self.deadlines = deadlines
+        self.shared = shared
         self.goAwayLastStream = goAwayLastStream
         self.headers = headers
         self.body = body
@@ -122,7 +124,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     private func start(context: ChannelHandlerContext) {
         guard case .idle = self.state else { return }
         self.state = .awaitingHead
-        self.deadlineToken = self.deadlines.add(self.deadline) {
+        self.deadlineToken = self.shared.deadlines.add(self.deadline) {
             self.deadlineToken = nil
             self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
         }
@@ -237,7 +239,14 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
 
     private func succeed(context: ChannelHandlerContext) {
         guard case .receivingBody(let head, let body) = self.state else { return }
-        self.finish(.success(Completed(head: head, body: body)))
+        let response: HTTPResponse
+        do {
+            response = try self.shared.response(head)
+        } catch {
+            self.fail(context: context, error)
+            return
+        }
+        self.finish(.success(Completed(response: response, body: body)))
     }
 
     /// Fails the exchange and resets the stream (closing a stream that has not ended sends
@@ -252,10 +261,43 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         if case .done = self.state { return false }
         self.state = .done
         if let token = self.deadlineToken {
-            self.deadlines.remove(token)
+            self.shared.deadlines.remove(token)
             self.deadlineToken = nil
         }
         self.exchange.settle(result)
+        return true
+    }
+}
+
+/// What the streams of one HTTP/2 connection share on its event loop: one ``DeadlineQueue`` for
+/// their deadlines, and the last response's fields, so that a response whose header block is
+/// byte for byte the one before shares its `HTTPResponse` instead of building it again (as the
+/// HTTP/1.1 handler does). Used on the connection's event loop only.
+final class HTTP2StreamsShared {
+    let deadlines: DeadlineQueue
+    private var last: (head: HPACKHeaders, response: HTTPResponse)?
+
+    init(loop: any EventLoop) {
+        self.deadlines = DeadlineQueue(loop: loop)
+    }
+
+    /// The response for `head`.
+    ///
+    /// - Throws: ``SecureHTTPError/Code/invalidResponse`` (no valid `:status`, a field name that
+    ///   is not a token).
+    func response(_ head: HPACKHeaders) throws(SecureHTTPError) -> HTTPResponse {
+        if let last = self.last, Self.identical(last.head, head) { return last.response }
+        let response = try HTTP2Connection.makeResponse(head)
+        self.last = (head, response)
+        return response
+    }
+
+    private static func identical(_ lhs: HPACKHeaders, _ rhs: HPACKHeaders) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (left, right) in zip(lhs, rhs)
+        where !ResponseFieldsCache.sameBytes(left.name, right.name) || !ResponseFieldsCache.sameBytes(left.value, right.value) {
+            return false
+        }
         return true
     }
 }
