@@ -28,8 +28,8 @@ struct RedirectHop: Sendable {
     /// The hop's URL, built from the request when needed (a policy decision not yet memoised,
     /// a redirect to resolve): a keep-alive request to a known origin never parses one.
     var url: URL {
-        // The request was checked when the chain started (``RequestTarget/isValid(_:)``), and a
-        // redirect hop is built from a parsed URL, so this never falls back in practice.
+        // Every hop is checked before it is sent (``RequestTarget/isValid(_:)``), and a redirect
+        // hop is built from a parsed URL, so this never falls back in practice.
         self.request.url ?? URL(string: "about:blank")!
     }
 }

@@ -202,9 +202,6 @@ final class RequestDriver: Sendable {
         options: HTTPRequestOptions,
         exchange: nonisolated(nonsending) @Sendable (PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
-        guard RequestTarget.isValid(request) else {
-            throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
-        }
         var hop = RedirectHop(request: request, body: body)
         var rules = RedirectRules(
             policy: options.redirects ?? self.configuration.redirects,
@@ -239,6 +236,12 @@ final class RequestDriver: Sendable {
 
     /// Applies the policy and the header rules to one hop, before any byte is sent.
     func prepare(_ hop: RedirectHop) throws(SecureHTTPError) -> PreparedHop {
+        // Every hop, the redirects' too (their targets come from Foundation's URL parser, which
+        // percent-encodes what a request line cannot carry): the HTTP/1.1 request is written
+        // as bytes, and no space, control character or quote may reach its request line.
+        guard RequestTarget.isValid(hop.request) else {
+            throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path of URI characters")
+        }
         let target: ConnectionTarget
         let memoKey = hop.request.scheme.flatMap { scheme in
             hop.request.authority.map { RequirementsMemo.Key(scheme: scheme, authority: $0) }

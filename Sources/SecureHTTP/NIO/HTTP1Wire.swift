@@ -6,8 +6,8 @@ import NIOHTTP1
 /// One HTTP/1.1 request as bytes (RFC 9112): the request line, the fields, the framing and the
 /// body, written in one buffer and one write.
 ///
-/// The request reaching it has been checked by the driver: a scheme, an authority and a path of
-/// RFC 3986 characters only (``RequestTarget/isValid(_:)``, or a URL of a redirect), field
+/// The request reaching it has been checked by the driver, every hop of it: a scheme, an
+/// authority and a path of RFC 3986 characters only (``RequestTarget/isValid(_:)``), field
 /// names that are tokens (swift-http-types refuses others) and field values without CR, LF or
 /// NUL (``RequestDriver/prepare(_:)``, and ``PreparedHop/boundRequest()`` for a credential), and
 /// a `Content-Length` that agrees with the body. So no byte of it can end a line early.
