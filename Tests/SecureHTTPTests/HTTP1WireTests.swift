@@ -63,12 +63,10 @@ struct HTTP1WireTests {
         #expect(empty.hasSuffix("Transfer-Encoding: gzip, Chunked\r\n\r\n0\r\n\r\n"))
     }
 
-    @Test func aTransferEncodingThatDoesNotEndWithChunkedIsRefused() {
-        #expect(throws: SecureHTTPError.self) {
-            _ = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "chunked, gzip"]), body: Data("x".utf8))
-        }
+    @Test(arguments: ["chunked, gzip", "gzip", "chunked;q=1"])
+    func aTransferEncodingThatDoesNotEndWithChunkedIsRefused(_ codings: String) {
         do {
-            _ = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "gzip"]), body: Data("x".utf8))
+            _ = try self.encode(self.request(.post, path: "/p", [.transferEncoding: codings]), body: Data("x".utf8))
             Issue.record("a body that cannot be framed was encoded")
         } catch {
             #expect(error.code == .invalidRequest)
@@ -98,39 +96,44 @@ struct HTTP1WireTests {
         #expect(Array(decomposed[HTTPField.Name("X-Name")!]!.utf8) == Array("cafe\u{301}".utf8))
         let reordered = try cache.fields(HTTPHeaders([("X-Name", "cafe\u{301}"), ("Content-Type", "text/plain")]))
         #expect(reordered.map(\.name.rawName) == ["X-Name", "Content-Type"])
-        #expect(throws: SecureHTTPError.self) { _ = try cache.fields(HTTPHeaders([("Bad Name", "x")])) }
+        do {
+            _ = try cache.fields(HTTPHeaders([("Bad Name", "x")]))
+            Issue.record("a field name with a space was accepted")
+        } catch {
+            #expect(error.code == .invalidResponse)
+        }
     }
 
     // MARK: Framing rules, before any byte is sent
 
-    @Test(arguments: [
-        ("5", Data("hi".utf8)),  // longer than the body: the server would wait for bytes
-        ("1", Data("hi".utf8)),  // shorter: the rest would be read as the next request
-        ("2", nil as Data?),  // a length without a body
-        ("-2", Data("hi".utf8)),
-        ("2, 3", Data("hi".utf8)),
-    ])
-    func aContentLengthThatIsNotTheBodysSizeIsRefused(_ length: String, _ body: Data?) async throws {
-        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
-            try await withTransport { transport in
-                var request = get(url(server, "/p"))
-                request.method = .post
-                request.headerFields[.contentLength] = length
-                let error = await expectFailure(transport, request, body: body)
-                #expect(error?.code == .invalidRequest)
-                #expect(server.statistics.connectionsAccepted == 0)
-            }
-        }
+    /// A request's own framing fields that would let its bytes be read another way (RFC 9112
+    /// §6.2, §6.3; RFC 9110 §8.6), each refused before a connection is opened.
+    struct Framing: Sendable, CustomTestStringConvertible {
+        let fields: [(HTTPField.Name, String)]
+        let body: Data?
+        let testDescription: String
     }
 
-    @Test func contentLengthWithTransferEncodingIsRefused() async throws {
+    static let unframeable = [
+        Framing(fields: [(.contentLength, "5")], body: Data("hi".utf8), testDescription: "longer than the body: the server would wait"),
+        Framing(fields: [(.contentLength, "1")], body: Data("hi".utf8), testDescription: "shorter: the rest would be the next request"),
+        Framing(fields: [(.contentLength, "2")], body: nil, testDescription: "a length without a body"),
+        Framing(fields: [(.contentLength, "-2")], body: Data("hi".utf8), testDescription: "not a length"),
+        Framing(fields: [(.contentLength, "2, 3")], body: Data("hi".utf8), testDescription: "a list in one field"),
+        Framing(fields: [(.contentLength, "2"), (.contentLength, "3")], body: Data("hi".utf8), testDescription: "two fields that disagree"),
+        Framing(fields: [(.contentLength, "2"), (.transferEncoding, "chunked")], body: Data("hi".utf8), testDescription: "a length with Transfer-Encoding"),
+    ]
+
+    @Test(arguments: Self.unframeable)
+    func aRequestWhoseFramingFieldsDisagreeWithItsBodyIsRefused(_ framing: Framing) async throws {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
             try await withTransport { transport in
                 var request = get(url(server, "/p"))
                 request.method = .post
-                request.headerFields[.contentLength] = "2"
-                request.headerFields[.transferEncoding] = "chunked"
-                let error = await expectFailure(transport, request, body: Data("hi".utf8))
+                for (name, value) in framing.fields {
+                    request.headerFields.append(HTTPField(name: name, value: value))
+                }
+                let error = await expectFailure(transport, request, body: framing.body)
                 #expect(error?.code == .invalidRequest)
                 #expect(server.statistics.connectionsAccepted == 0)
             }

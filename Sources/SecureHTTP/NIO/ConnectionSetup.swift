@@ -193,7 +193,7 @@ enum ConnectionSetup {
         }
         switch negotiated {
         case .http1(let handler):
-            return .http1(HTTP1Connection(id: id, channel: channel, handler: handler, closeReason: closeReason))
+            return .http1(HTTP1Connection(id: id, channel: channel, handler: handler))
         case .http2(let multiplexer, let maximumStreams):
             return .http2(
                 HTTP2Connection(

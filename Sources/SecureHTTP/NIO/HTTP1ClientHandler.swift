@@ -138,7 +138,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
 
     /// Starts `exchange` (on the event loop): what a write of it down the pipeline would do,
-    /// since this is the pipeline's last handler, without wrapping it.
+    /// since this is the pipeline's last handler, without wrapping it. On a connection that
+    /// has closed, the exchange fails with the reason recorded.
     func start(_ exchange: Exchange) {
         guard let context = self.context else {
             exchange.fail(self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent"))
@@ -253,7 +254,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         if mode == .all {
             let error = self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection was closed during the exchange")
             self.failPending(error)
-            if case .idle = self.state { self.state = .closed }
+            self.state = .closed
             self.cancelTimers()
         }
         context.close(mode: mode, promise: promise)

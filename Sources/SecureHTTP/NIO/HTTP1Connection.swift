@@ -18,14 +18,11 @@ final class HTTP1Connection: Sendable {
     /// The pipeline's last handler, which takes each exchange directly: the exchange goes
     /// through no `NIOAny` and no pipeline walk.
     private let handler: NIOLoopBound<HTTP1ClientHandler>
-    /// Why the connection ended, once it has (set by the handler).
-    private let closeReason: NIOLockedValueBox<SecureHTTPError?>
 
-    init(id: ID, channel: any Channel, handler: NIOLoopBound<HTTP1ClientHandler>, closeReason: NIOLockedValueBox<SecureHTTPError?>) {
+    init(id: ID, channel: any Channel, handler: NIOLoopBound<HTTP1ClientHandler>) {
         self.id = id
         self.channel = channel
         self.handler = handler
-        self.closeReason = closeReason
     }
 
     var isActive: Bool { self.channel.isActive }
@@ -43,13 +40,11 @@ final class HTTP1Connection: Sendable {
         let exchangeDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         let channel = self.channel
         let handler = self.handler
-        let closeReason = self.closeReason
         do {
             let completed = try await withTaskCancellationHandler {
-                // Resumed exactly once: by the handler, or here when the channel closed before
-                // the exchange reached it (an unsafe continuation saves the checked one's
-                // allocation on every exchange, and the handler resumes it directly, with no
-                // promise in between).
+                // Resumed exactly once, by the handler: with the response, or with why the
+                // exchange failed, the connection's close reason included when it had already
+                // closed (an unsafe continuation saves the checked one's allocation).
                 try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>) in
                     let exchange = HTTP1ClientHandler.Exchange(
                         request: request,
@@ -61,9 +56,9 @@ final class HTTP1Connection: Sendable {
                     // already on the connection's event loop.
                     let loop = channel.eventLoop
                     if loop.inEventLoop {
-                        Self.send(exchange, on: channel, to: handler, closeReason: closeReason)
+                        handler.value.start(exchange)
                     } else {
-                        loop.execute { Self.send(exchange, on: channel, to: handler, closeReason: closeReason) }
+                        loop.execute { handler.value.start(exchange) }
                     }
                 }
             } onCancel: {
@@ -80,26 +75,6 @@ final class HTTP1Connection: Sendable {
             if let error = error as? SecureHTTPError { throw error }
             throw SecureHTTPError(.connectionClosed, "the exchange failed: \(error)")
         }
-    }
-
-    /// Hands `exchange` to the handler on the event loop; the handler resumes it.
-    private static func send(
-        _ exchange: HTTP1ClientHandler.Exchange,
-        on channel: any Channel,
-        to handler: NIOLoopBound<HTTP1ClientHandler>,
-        closeReason: NIOLockedValueBox<SecureHTTPError?>
-    ) {
-        // A channel that already closed fails the exchange from here with the reason the
-        // handler recorded. On an open channel the handler takes the exchange at once (this
-        // runs on the loop) and resumes it itself, whatever happens to the connection.
-        guard channel.isActive else {
-            exchange.fail(
-                closeReason.withLockedValue { $0 }
-                    ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent")
-            )
-            return
-        }
-        handler.value.start(exchange)
     }
 
     func close() {
@@ -135,7 +110,7 @@ struct ResponseFieldsCache {
     ///
     /// - Throws: ``SecureHTTPError/Code/invalidResponse`` for a field name that is not a token.
     mutating func fields(_ raw: HTTPHeaders) throws(SecureHTTPError) -> HTTPFields {
-        if let last = self.lastRaw, Self.identical(last, raw) {
+        if let last = self.lastRaw, FieldBytes.identical(last, raw, { ($0.name, $0.value) }) {
             return self.lastFields
         }
         var fields: [HTTPField] = []
@@ -154,26 +129,6 @@ struct ResponseFieldsCache {
         return headerFields
     }
 
-    /// The same names and values in the same order, byte for byte (`String`'s `==` would
-    /// also equate canonically equivalent Unicode spelled with other bytes).
-    private static func identical(_ lhs: HTTPHeaders, _ rhs: HTTPHeaders) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for (left, right) in zip(lhs, rhs) where !Self.sameBytes(left.name, right.name) || !Self.sameBytes(left.value, right.value) {
-            return false
-        }
-        return true
-    }
-
-    static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
-        let same = lhs.utf8.withContiguousStorageIfAvailable { left in
-            rhs.utf8.withContiguousStorageIfAvailable { right in
-                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
-            }
-        }
-        if let same = same ?? nil { return same }
-        return lhs.utf8.elementsEqual(rhs.utf8)
-    }
-
     /// The field name for `raw`, or nil when it is not a valid token.
     mutating func name(_ raw: String) -> HTTPField.Name? {
         for known in self.names where known.rawName == raw {
@@ -182,6 +137,30 @@ struct ResponseFieldsCache {
         guard let name = HTTPField.Name(raw) else { return nil }
         if self.names.count < Self.capacity { self.names.append(name) }
         return name
+    }
+}
+
+/// Byte-for-byte comparison of header fields, for the connections' response-fields reuse.
+enum FieldBytes {
+    /// The same names and values in the same order, byte for byte (`String`'s `==` would also
+    /// equate canonically equivalent Unicode spelled with other bytes).
+    static func identical<Fields: Collection>(_ lhs: Fields, _ rhs: Fields, _ field: (Fields.Element) -> (name: String, value: String)) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (left, right) in zip(lhs, rhs) {
+            let (leftField, rightField) = (field(left), field(right))
+            guard Self.sameBytes(leftField.name, rightField.name), Self.sameBytes(leftField.value, rightField.value) else { return false }
+        }
+        return true
+    }
+
+    private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
+        let same = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+            }
+        }
+        if let same = same ?? nil { return same }
+        return lhs.utf8.elementsEqual(rhs.utf8)
     }
 }
 

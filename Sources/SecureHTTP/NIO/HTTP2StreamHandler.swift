@@ -12,6 +12,7 @@ final class HTTP2Exchange: Sendable {
     private enum State {
         case pending
         case waiting(UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>)
+        /// The outcome, until the waiting task takes it (nil once it has).
         case settled(Result<HTTP2StreamHandler.Completed, SecureHTTPError>?)
     }
 
@@ -34,23 +35,21 @@ final class HTTP2Exchange: Sendable {
         if let settled { continuation.resume(with: settled.mapError { $0 as any Error }) }
     }
 
-    /// Settles the exchange; returns false (and does nothing) when it was settled already.
-    @discardableResult
-    func settle(_ result: Result<HTTP2StreamHandler.Completed, SecureHTTPError>) -> Bool {
-        let waiting = self.state.withLockedValue { state -> (UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>?, Bool) in
+    /// Settles the exchange; does nothing when it was settled already.
+    func settle(_ result: Result<HTTP2StreamHandler.Completed, SecureHTTPError>) {
+        let waiting = self.state.withLockedValue { state -> UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>? in
             switch state {
             case .pending:
                 state = .settled(result)
-                return (nil, true)
+                return nil
             case .waiting(let continuation):
                 state = .settled(nil)
-                return (continuation, true)
+                return continuation
             case .settled:
-                return (nil, false)
+                return nil
             }
         }
-        waiting.0?.resume(with: result.mapError { $0 as any Error })
-        return waiting.1
+        waiting?.resume(with: result.mapError { $0 as any Error })
     }
 
     func fail(_ error: SecureHTTPError) {
@@ -286,18 +285,9 @@ final class HTTP2StreamsShared {
     /// - Throws: ``SecureHTTPError/Code/invalidResponse`` (no valid `:status`, a field name that
     ///   is not a token).
     func response(_ head: HPACKHeaders) throws(SecureHTTPError) -> HTTPResponse {
-        if let last = self.last, Self.identical(last.head, head) { return last.response }
+        if let last = self.last, FieldBytes.identical(last.head, head, { ($0.name, $0.value) }) { return last.response }
         let response = try HTTP2Connection.makeResponse(head)
         self.last = (head, response)
         return response
-    }
-
-    private static func identical(_ lhs: HPACKHeaders, _ rhs: HPACKHeaders) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        for (left, right) in zip(lhs, rhs)
-        where !ResponseFieldsCache.sameBytes(left.name, right.name) || !ResponseFieldsCache.sameBytes(left.value, right.value) {
-            return false
-        }
-        return true
     }
 }
