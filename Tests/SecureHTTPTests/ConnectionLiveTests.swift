@@ -83,7 +83,10 @@ struct ConnectionLiveTests {
                 frozen.cancel()
                 let result = await frozen.result
                 #expect((result.error as? SecureHTTPError)?.code == .cancelled)
-                #expect(ContinuousClock.now - cancelled < .seconds(2))
+                // NIOSSL's wait for close_notify is 5 s and its timer never fires early; a loaded
+                // machine may delay the close's hop to the event loop, so the bound is below
+                // that floor rather than near the 0.4 s a quiet machine takes.
+                #expect(ContinuousClock.now - cancelled < .milliseconds(4500))
             }
         }
     }

@@ -411,12 +411,11 @@ struct HTTP2TransportLiveTests {
                 let error = await expectFailure(transport, frozen, body: Data("x".utf8))
                 #expect(error?.code == .connectionClosed)
                 #expect(error.map { String(describing: $0).contains("PING") } == true)
-                // Without the PING the request would wait for its 60 s deadline. And the
-                // connection's failure ends it without waiting for the frozen server's
-                // close_notify, which NIOSSL waits 5 s for: that would take at least 6.1 s
-                // (timers fire late on a loaded machine, never early); this takes 1.1 s, or a few
-                // seconds on a loaded one.
-                #expect(ContinuousClock.now - started < .seconds(6))
+                // Without the PING the request would wait for its 60 s deadline (a loaded machine
+                // can stretch connecting and the PING timers by seconds, so the bound is loose;
+                // that the failure does not wait for the frozen server's close_notify either is
+                // shown by HTTP2ExchangeTests).
+                #expect(ContinuousClock.now - started < .seconds(30))
                 // The next request gets a new connection (a few tries: on a loaded machine its
                 // own PINGs may go unacknowledged for a second too).
                 var answered = false

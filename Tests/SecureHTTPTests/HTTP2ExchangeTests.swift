@@ -1,0 +1,43 @@
+@testable import SecureHTTP
+import Testing
+
+/// An HTTP/2 exchange is settled once, whoever gets there first, and a failed connection
+/// settles the exchanges registered with it at once, without waiting for the connection to
+/// finish closing (a frozen peer never answers close_notify).
+@Suite("HTTP/2 exchanges")
+struct HTTP2ExchangeTests {
+    private func outcome(_ exchange: HTTP2Exchange) async -> SecureHTTPError? {
+        do {
+            _ = try await withUnsafeThrowingContinuation { exchange.wait($0) }
+            return nil
+        } catch {
+            return error as? SecureHTTPError
+        }
+    }
+
+    @Test func aFailedConnectionFailsItsRegisteredExchangesAtOnceAndNoOthers() async {
+        let activity = HTTP2StreamActivity()
+        let inFlight = HTTP2Exchange()
+        _ = activity.register(inFlight)
+        let ended = HTTP2Exchange()
+        activity.unregister(activity.register(ended))
+        activity.fail(SecureHTTPError(.connectionClosed, "the server did not acknowledge a PING within 1 s"))
+        #expect(activity.isClosing)
+        // Settled already (the first outcome wins, so a later one does not replace it): the
+        // task waiting now resumes at once, with the connection's error.
+        inFlight.fail(SecureHTTPError(.streamReset, "reset"))
+        let failed = await self.outcome(inFlight)
+        #expect(failed?.code == .connectionClosed)
+        #expect(failed.map { String(describing: $0).contains("PING") } == true)
+        // The unregistered exchange was left alone: its own outcome is the one it gets.
+        ended.fail(SecureHTTPError(.streamReset, "reset"))
+        #expect(await self.outcome(ended)?.code == .streamReset)
+    }
+
+    @Test func theFirstOutcomeWins() async {
+        let exchange = HTTP2Exchange()
+        exchange.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
+        exchange.fail(SecureHTTPError(.connectionClosed, "later"))
+        #expect(await self.outcome(exchange)?.code == .cancelled)
+    }
+}
