@@ -180,6 +180,7 @@ let package = Package(
                 // An HTTP/2 client of another stack, to check the test servers' HTTP/2.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

@@ -446,6 +446,7 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
             pushed.close()
         }
         let sync = context.pipeline.syncOperations
+        try sync.addHandler(FlushCoalescer())
         try sync.addHandler(handler)
         let multiplexer = try handler.syncMultiplexer()
         try sync.addHandler(

@@ -106,29 +106,35 @@ final class HTTP2Connection: Sendable {
                             exchange.fail(notSent(ChannelError.ioOnClosedChannel))
                             return
                         }
-                        let created = loop.makePromise(of: (any Channel).self)
-                        created.futureResult.whenFailure { exchange.fail(notSent($0)) }
-                        multiplexer.createStreamChannel(promise: created) { stream in
+                        // No promise for the stream: with the parent active (checked just now,
+                        // on its loop), configuring the stream fails only if this initializer
+                        // does, and the initializer fails the exchange itself.
+                        multiplexer.createStreamChannel(promise: nil) { stream in
                             stream.eventLoop.makeCompletedFuture {
-                                guard control.attach(stream) else {
-                                    throw SecureHTTPError(.cancelled, "the request was cancelled")
-                                }
-                                var buffer: ByteBuffer?
-                                if let body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
-                                let streamsShared = shared.value ?? HTTP2StreamsShared(loop: stream.eventLoop)
-                                shared.value = streamsShared
-                                try stream.pipeline.syncOperations.addHandler(
-                                    HTTP2StreamHandler(
-                                        headers: headers,
-                                        body: buffer,
-                                        maximumBodySize: maximumBodySize,
-                                        deadline: nioDeadline,
-                                        exchange: exchange,
-                                        connectionCloseReason: closeReason,
-                                        goAwayLastStream: goAwayLastStream,
-                                        shared: streamsShared
+                                do {
+                                    guard control.attach(stream) else {
+                                        throw SecureHTTPError(.cancelled, "the request was cancelled")
+                                    }
+                                    var buffer: ByteBuffer?
+                                    if let body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
+                                    let streamsShared = shared.value ?? HTTP2StreamsShared(loop: stream.eventLoop)
+                                    shared.value = streamsShared
+                                    try stream.pipeline.syncOperations.addHandler(
+                                        HTTP2StreamHandler(
+                                            headers: headers,
+                                            body: buffer,
+                                            maximumBodySize: maximumBodySize,
+                                            deadline: nioDeadline,
+                                            exchange: exchange,
+                                            connectionCloseReason: closeReason,
+                                            goAwayLastStream: goAwayLastStream,
+                                            shared: streamsShared
+                                        )
                                     )
-                                )
+                                } catch {
+                                    exchange.fail(notSent(error))
+                                    throw error
+                                }
                             }
                         }
                     }
