@@ -23,7 +23,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
         case .project: "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins), each worker task preferring `transport.makeTaskExecutor()` as the transport's documentation recommends for request loops"
         case .projectOnPool: "the same transport called from tasks on Swift's global concurrent executor (no executor preference), as AsyncHTTPClient is"
         case .asyncHTTPClient: "AsyncHTTPClient 1.37.0 (full verification; HTTP/1.1 only, or .automatic on the h2 workloads)"
-        case .limit: "bare NIO + NIOSSL (+ NIOHTTP2 on the h2 workloads), each request awaited from a task on the event loop, like the project's (the async limit: what awaiting a request costs, and nothing else)"
+        case .limit: "bare NIO + NIOSSL (+ NIOHTTP2 on the h2 workloads), each request awaited from a task on the event loop, like the project's, and resumed directly by the handler with no promise (the async limit: what awaiting a request costs, and nothing else)"
         case .wire: "bare NIO + NIOSSL, each keep-alive request sent from the previous response on the event loop (the wire limit; keep-alive workloads only)"
         }
     }
@@ -164,10 +164,9 @@ final class LimitClient: BenchClient {
         headers.add(name: "Host", value: self.endpoint.authority)
         if fresh { headers.add(name: "Connection", value: "close") }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
-        let promise = channel.eventLoop.makePromise(of: LimitHandler.Response.self)
-        // On the loop (the task prefers it), the write goes straight down the pipeline.
-        channel.writeAndFlush(LimitHandler.Request(head: head, promise: promise), promise: nil)
-        let response = try await promise.futureResult.get()
+        let response = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<LimitHandler.Response, any Error>) in
+            channel.writeAndFlush(LimitHandler.Request(head: head, continuation: continuation), promise: nil)
+        }
         if response.keepAlive && !fresh {
             self.idle.withLockedValue { $0.append(channel) }
         } else {
@@ -211,7 +210,8 @@ final class LimitHandler: ChannelDuplexHandler {
 
     struct Request: Sendable {
         let head: HTTPRequestHead
-        let promise: EventLoopPromise<Response>
+        /// Resumed directly by the handler (no promise in between).
+        let continuation: UnsafeContinuation<Response, any Error>
     }
 
     struct Response: Sendable {
@@ -220,13 +220,13 @@ final class LimitHandler: ChannelDuplexHandler {
         let keepAlive: Bool
     }
 
-    private var pending: EventLoopPromise<Response>?
+    private var pending: UnsafeContinuation<Response, any Error>?
     private var head: HTTPResponseHead?
     private var body = ByteBuffer()
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = self.unwrapOutboundIn(data)
-        self.pending = request.promise
+        self.pending = request.continuation
         context.write(self.wrapOutboundOut(.head(request.head)), promise: nil)
         context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: promise)
     }
@@ -241,18 +241,18 @@ final class LimitHandler: ChannelDuplexHandler {
         case .end:
             guard let head = self.head, let pending = self.pending else { return }
             self.pending = nil
-            pending.succeed(Response(status: head.status, bytes: self.body.readableBytes, keepAlive: head.isKeepAlive))
+            pending.resume(returning: Response(status: head.status, bytes: self.body.readableBytes, keepAlive: head.isKeepAlive))
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.pending?.fail(BenchError("connection closed"))
+        self.pending?.resume(throwing: BenchError("connection closed"))
         self.pending = nil
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        self.pending?.fail(error)
+        self.pending?.resume(throwing: error)
         self.pending = nil
         context.close(promise: nil)
     }

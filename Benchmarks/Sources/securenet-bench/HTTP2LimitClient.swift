@@ -56,17 +56,18 @@ final class HTTP2LimitClient: BenchClient {
         headers.add(name: ":authority", value: self.endpoint.authority)
         headers.add(name: ":path", value: path)
         let loop = self.channel.eventLoop
-        let promise = loop.makePromise(of: (Int, Int).self)
         let multiplexer = self.multiplexer
-        let open: @Sendable () -> Void = {
-            multiplexer.createStreamChannel(promise: nil) { stream in
-                stream.eventLoop.makeCompletedFuture {
-                    try stream.pipeline.syncOperations.addHandler(HTTP2LimitStreamHandler(headers: headers, promise: promise))
+        // Resumed directly by the stream's handler: no promise, no future callback.
+        let (status, bytes) = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<(Int, Int), any Error>) in
+            let open: @Sendable () -> Void = {
+                multiplexer.createStreamChannel(promise: nil) { stream in
+                    stream.eventLoop.makeCompletedFuture {
+                        try stream.pipeline.syncOperations.addHandler(HTTP2LimitStreamHandler(headers: headers, continuation: continuation))
+                    }
                 }
             }
+            if loop.inEventLoop { open() } else { loop.execute(open) }
         }
-        if loop.inEventLoop { open() } else { loop.execute(open) }
-        let (status, bytes) = try await promise.futureResult.get()
         guard status == 200 else { throw BenchError("status \(status)") }
         return bytes
     }
@@ -85,13 +86,19 @@ final class HTTP2LimitStreamHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTP2Frame.FramePayload
 
     private let headers: HPACKHeaders
-    private let promise: EventLoopPromise<(Int, Int)>
+    /// Resumed exactly once, then dropped.
+    private var continuation: UnsafeContinuation<(Int, Int), any Error>?
     private var status = 0
     private var bytes = 0
 
-    init(headers: HPACKHeaders, promise: EventLoopPromise<(Int, Int)>) {
+    init(headers: HPACKHeaders, continuation: UnsafeContinuation<(Int, Int), any Error>) {
         self.headers = headers
-        self.promise = promise
+        self.continuation = continuation
+    }
+
+    private func complete(_ result: Result<(Int, Int), any Error>) {
+        self.continuation?.resume(with: result)
+        self.continuation = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -103,22 +110,22 @@ final class HTTP2LimitStreamHandler: ChannelInboundHandler {
         switch self.unwrapInboundIn(data) {
         case .headers(let frame):
             if let status = frame.headers.first(name: ":status").flatMap(Int.init) { self.status = status }
-            if frame.endStream { self.promise.succeed((self.status, self.bytes)) }
+            if frame.endStream { self.complete(.success((self.status, self.bytes))) }
         case .data(let frame):
             self.bytes += frame.data.readableBytes
-            if frame.endStream { self.promise.succeed((self.status, self.bytes)) }
+            if frame.endStream { self.complete(.success((self.status, self.bytes))) }
         default:
             break
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.promise.fail(BenchError("the stream closed early"))
+        self.complete(.failure(BenchError("the stream closed early")))
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        self.promise.fail(error)
+        self.complete(.failure(error))
         context.close(promise: nil)
     }
 }
