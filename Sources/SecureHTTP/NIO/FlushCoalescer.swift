@@ -16,7 +16,7 @@ import NIOCore
 ///
 /// No flush is delayed past the event loop's next run of queued work, and every flush covers
 /// all that was written before it, in order.
-final class FlushCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
+final class FlushCoalescer: ChannelOutboundHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 

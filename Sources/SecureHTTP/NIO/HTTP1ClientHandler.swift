@@ -10,14 +10,15 @@ import NIOTLS
 /// handshake, so connection setup can wait for it, enforces each exchange's deadline, and
 /// closes the connection once it has been idle for the idle timeout. All state, timers
 /// included, lives on the event loop: a keep-alive request arms no timer off the loop.
-final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class HTTP1ClientHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundIn = Exchange
+    /// Exchanges come through ``start(_:)``, not down the pipeline.
+    typealias OutboundIn = Never
     typealias OutboundOut = ByteBuffer
 
-    /// A request to write and the continuation its response resumes, exactly once: by this
-    /// handler (the response, or the error that ended the exchange), or by the connection when
-    /// the exchange never reached the handler. A class, so that the state machine moves one
+    /// A request to write and the continuation its response resumes, exactly once, by this
+    /// handler: with the response, the error that ended the exchange, or why the connection
+    /// could not take it. A class, so that the state machine moves one
     /// reference instead of copying the request head at every step.
     final class Exchange: Sendable {
         let request: HTTP1RequestBytes
@@ -137,27 +138,14 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// The handler's place in the pipeline, while it is in one.
     private var context: ChannelHandlerContext?
 
-    /// Starts `exchange` (on the event loop): what a write of it down the pipeline would do,
-    /// since this is the pipeline's last handler, without wrapping it. On a connection that
-    /// has closed, the exchange fails with the reason recorded.
+    /// Starts `exchange` (on the event loop), without wrapping it for the pipeline: this is
+    /// the pipeline's last handler. On a connection that has closed, or with an exchange
+    /// already in flight, the exchange fails with the reason recorded.
     func start(_ exchange: Exchange) {
-        guard let context = self.context else {
-            exchange.fail(self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection closed before the request was sent"))
-            return
-        }
-        self.begin(exchange, context: context, promise: nil)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        self.begin(self.unwrapOutboundIn(data), context: context, promise: promise)
-    }
-
-    private func begin(_ exchange: Exchange, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        guard case .idle = self.state else {
+        guard let context = self.context, case .idle = self.state else {
             exchange.fail(
                 self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection is not available for a request")
             )
-            promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
         self.state = .awaitingHead(exchange)
@@ -165,7 +153,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, RemovableChannelHandler {
         self.exchangeDeadline = exchange.deadline
         self.ensureTimer(context: context, firesBy: exchange.deadline)
         self.responseDecoder.requestSent(exchange.request.method)
-        context.writeAndFlush(self.wrapOutboundOut(exchange.request.bytes), promise: promise)
+        context.writeAndFlush(self.wrapOutboundOut(exchange.request.bytes), promise: nil)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
