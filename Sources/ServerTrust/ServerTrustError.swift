@@ -16,6 +16,8 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
             case validationBudgetExceeded, pinMismatch
             case nameConstraintViolation, caCertificateAsLeaf, certificateProfileViolation
             case unreadableFile, notACertificate
+            case ctNoSCTs, ctTooFewSCTs, ctUnknownLog, ctBadSignature, ctLogNotUsable, ctLogListStale
+            case ctMalformedSCT, ctLogListMissing, invalidLogList
         }
 
         fileprivate let base: Base
@@ -83,13 +85,34 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
         public static let unreadableFile = Code(base: .unreadableFile)
         /// Data is neither a PEM nor a DER certificate.
         public static let notACertificate = Code(base: .notACertificate)
+        /// Certificate Transparency is required and the server presented no SCT.
+        public static let ctNoSCTs = Code(base: .ctNoSCTs)
+        /// Too few SCTs count under the CT policy (for the certificate's lifetime, or from too few
+        /// log operators).
+        public static let ctTooFewSCTs = Code(base: .ctTooFewSCTs)
+        /// Too few SCTs count, and an SCT names a log that is not in the log list.
+        public static let ctUnknownLog = Code(base: .ctUnknownLog)
+        /// Too few SCTs count, and an SCT of a listed log does not verify (a certificate that is
+        /// not the one the log saw, or a forged SCT).
+        public static let ctBadSignature = Code(base: .ctBadSignature)
+        /// Too few SCTs count, and a valid SCT's log is in a state that does not let it count
+        /// (pending, rejected, or retired before the SCT was issued).
+        public static let ctLogNotUsable = Code(base: .ctLogNotUsable)
+        /// The log list is older than allowed: CT is not enforced (a report code, never a refusal).
+        public static let ctLogListStale = Code(base: .ctLogListStale)
+        /// An SCT list is malformed (RFC 6962 §3.3 encoding).
+        public static let ctMalformedSCT = Code(base: .ctMalformedSCT)
+        /// A host requires Certificate Transparency and no log list is configured.
+        public static let ctLogListMissing = Code(base: .ctLogListMissing)
+        /// A CT log list was refused; ``ServerTrustError/keyPath`` names where.
+        public static let invalidLogList = Code(base: .invalidLogList)
     }
 
     /// What went wrong, as a stable code.
     public let code: Code
     /// A short explanation for people; it never holds a secret.
     public let message: String
-    /// For ``Code/invalidPolicyFile``: the key path in the file, such as `exceptionDomains["a.com"].pins[1]`.
+    /// For ``Code/invalidPolicyFile`` and ``Code/invalidLogList``: the key path in the file, such as `exceptionDomains["a.com"].pins[1]`.
     public let keyPath: String?
 
     /// Creates an error; used by transports that report a ServerTrust reason of their own.

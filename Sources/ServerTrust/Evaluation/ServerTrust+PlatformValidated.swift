@@ -7,7 +7,7 @@ extension ServerTrust {
     /// On Apple platforms `SecTrustEvaluateWithError` builds and validates the path (system roots,
     /// host name, revocation); this runs the rest of the policy on the chain it returns
     /// (`SecTrustCopyCertificateChain`, leaf first, anchor last): ATS key sizes and SHA-2
-    /// signatures, then the host's pins, exactly as ``evaluate(presentedChain:requirements:now:)``
+    /// signatures, Certificate Transparency where required, then the host's pins, exactly as ``evaluate(presentedChain:requirements:now:)``
     /// does after its own path validation.
     ///
     /// - Important: Only pass a chain the platform has validated for `requirements.host`. This
@@ -38,6 +38,14 @@ extension ServerTrust {
         if let failure = strength.check(certificates: certificates) {
             return self.rejection(failure, requirements)
         }
-        return self.checkPins(certificates, requirements: requirements, now: now)
+        var transparency: CertificateTransparencyReport?
+        if let settings = requirements.certificateTransparency {
+            let (report, failure) = Self.checkTransparency(certificates, settings: settings, delivered: [], host: requirements.host, now: now)
+            if let failure {
+                return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: nil, transparencyReport: report)
+            }
+            transparency = report
+        }
+        return self.checkPins(certificates, requirements: requirements, now: now, transparencyReport: transparency)
     }
 }

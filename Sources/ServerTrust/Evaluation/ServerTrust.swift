@@ -10,7 +10,10 @@ public import Foundation
 ///    `Verifier`: RFC 5280, exact validity times, the Web PKI rules (serverAuth, SAN-only host
 ///    names, strict wildcards, key usage by role, serial numbers), within a work budget;
 /// 2. the certificate rules of the policy (key sizes, SHA-2 signatures);
-/// 3. the host's pins against the *validated* chain, anchor included. A pin never replaces
+/// 3. Certificate Transparency, where the requirements ask for it: the SCTs of the leaf (embedded,
+///    and any delivered by TLS or OCSP) against the log list and the CT policy, with the
+///    *validated* issuer's key (see ``CertificateTransparencyVerifier``);
+/// 4. the host's pins against the *validated* chain, anchor included. A pin never replaces
 ///    validation: an unvalidated chain is rejected whatever its pins.
 public struct ServerTrust: Sendable {
     /// Limits that keep one evaluation cheap whatever the server sends.
@@ -56,10 +59,15 @@ public struct ServerTrust: Sendable {
     ///   - presentedChain: the certificates the server sent, leaf first.
     ///   - requirements: what the connection must satisfy, from ``TransportSecurityPolicy``.
     ///   - now: the validation time.
+    ///   - deliveredSCTs: SCTs the server delivered outside the certificate (the TLS
+    ///     `signed_certificate_timestamp` extension, a stapled OCSP response), when the TLS stack
+    ///     exposes them; they count under the CT policy's rules for such SCTs. NIOSSL does not
+    ///     expose them, so the NIO transport passes none.
     public func evaluate(
         presentedChain: [[UInt8]],
         requirements: ConnectionRequirements,
-        now: Date = Date()
+        now: Date = Date(),
+        deliveredSCTs: [SignedCertificateTimestamp] = []
     ) async -> TrustDecision {
         if let failure = self.checkLength(presentedChain.count) {
             return self.rejection(failure, requirements)
@@ -83,7 +91,8 @@ public struct ServerTrust: Sendable {
             presentedCertificates: certificates,
             requirements: requirements,
             now: now,
-            unusableExtra: unusable
+            unusableExtra: unusable,
+            deliveredSCTs: deliveredSCTs
         )
     }
 
@@ -91,16 +100,24 @@ public struct ServerTrust: Sendable {
     public func evaluate(
         presentedCertificates: [Certificate],
         requirements: ConnectionRequirements,
-        now: Date = Date()
+        now: Date = Date(),
+        deliveredSCTs: [SignedCertificateTimestamp] = []
     ) async -> TrustDecision {
-        await self.evaluate(presentedCertificates: presentedCertificates, requirements: requirements, now: now, unusableExtra: nil)
+        await self.evaluate(
+            presentedCertificates: presentedCertificates,
+            requirements: requirements,
+            now: now,
+            unusableExtra: nil,
+            deliveredSCTs: deliveredSCTs
+        )
     }
 
     func evaluate(
         presentedCertificates: [Certificate],
         requirements: ConnectionRequirements,
         now: Date,
-        unusableExtra: ServerTrustError?
+        unusableExtra: ServerTrustError?,
+        deliveredSCTs: [SignedCertificateTimestamp] = []
     ) async -> TrustDecision {
         if let failure = self.checkLength(presentedCertificates.count) {
             return self.rejection(failure, requirements)
@@ -130,7 +147,16 @@ public struct ServerTrust: Sendable {
 
         switch result {
         case .validCertificate(let validated):
-            return self.checkPins(Array(validated), requirements: requirements, now: now)
+            let chain = Array(validated)
+            var transparency: CertificateTransparencyReport?
+            if let settings = requirements.certificateTransparency {
+                let (report, failure) = Self.checkTransparency(chain, settings: settings, delivered: deliveredSCTs, host: requirements.host, now: now)
+                if let failure {
+                    return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: nil, transparencyReport: report)
+                }
+                transparency = report
+            }
+            return self.checkPins(chain, requirements: requirements, now: now, transparencyReport: transparency)
         case .couldNotValidate:
             var failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
             // The missing intermediate may be the presented certificate that could not be read.
@@ -213,14 +239,37 @@ public struct ServerTrust: Sendable {
         )
     }
 
-    func checkPins(_ chain: [Certificate], requirements: ConnectionRequirements, now: Date) -> TrustDecision {
+    /// CT for a validated chain (leaf first): the leaf's issuer in the chain is the validated
+    /// issuer whose key the log signed over. A chain of one (the leaf is itself the anchor) has
+    /// no issuer, so its embedded SCTs cannot verify.
+    static func checkTransparency(
+        _ chain: [Certificate],
+        settings: CertificateTransparencySettings,
+        delivered: [SignedCertificateTimestamp],
+        host: String,
+        now: Date
+    ) -> (CertificateTransparencyReport?, ServerTrustError?) {
+        guard let logList = settings.logList else {
+            return (nil, ServerTrustError(.ctLogListMissing, "\(host) requires Certificate Transparency and no CT log list is configured"))
+        }
+        let verifier = CertificateTransparencyVerifier(logList: logList, policy: settings.policy, maximumLogListAge: settings.maximumLogListAge)
+        let (report, failure) = verifier.check(leaf: chain[0], issuer: chain.count > 1 ? chain[1] : nil, delivered: delivered, host: host, now: now)
+        return (report, failure)
+    }
+
+    func checkPins(
+        _ chain: [Certificate],
+        requirements: ConnectionRequirements,
+        now: Date,
+        transparencyReport: CertificateTransparencyReport? = nil
+    ) -> TrustDecision {
         guard let pins = requirements.pins else {
-            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil)
+            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil, transparencyReport: transparencyReport)
         }
         let served = chain.map(Pin.init(certificate:))
         let known = Set(pins.pins)
         if served.contains(where: known.contains) {
-            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil)
+            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil, transparencyReport: transparencyReport)
         }
 
         let enforced = pins.isEnforced(at: now)
@@ -237,7 +286,7 @@ public struct ServerTrust: Sendable {
             date: now
         )
         guard enforced else {
-            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: report)
+            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: report, transparencyReport: transparencyReport)
         }
         let servedLines = zip(served, chain).map { "    \($0): \($1.subjectText)" }.joined(separator: "\n")
         let knownLines = pins.pins.map { "    \($0)" }.joined(separator: "\n")
@@ -245,7 +294,7 @@ public struct ServerTrust: Sendable {
             .pinMismatch,
             "certificate pinning failure for \(requirements.host) (pins of \(pattern))\n  served chain:\n\(servedLines)\n  pinned:\n\(knownLines)"
         )
-        return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: report)
+        return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: report, transparencyReport: transparencyReport)
     }
 
     func rejection(_ failure: ServerTrustError, _ requirements: ConnectionRequirements) -> TrustDecision {

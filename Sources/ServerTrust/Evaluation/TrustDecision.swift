@@ -15,6 +15,25 @@ public struct TrustDecision: Sendable {
     public let failure: ServerTrustError?
     /// The pin report, when the chain did not match the host's pins (whether or not enforced).
     public let pinReport: PinValidationReport?
+    /// What Certificate Transparency found, when the connection requires it (compliant, not
+    /// compliant, or not enforced because the log list is stale).
+    public let transparencyReport: CertificateTransparencyReport?
+
+    init(
+        host: String,
+        port: Int,
+        chain: [Certificate],
+        failure: ServerTrustError?,
+        pinReport: PinValidationReport?,
+        transparencyReport: CertificateTransparencyReport? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.chain = chain
+        self.failure = failure
+        self.pinReport = pinReport
+        self.transparencyReport = transparencyReport
+    }
 
     /// Whether the connection may proceed.
     public var isTrusted: Bool { self.failure == nil }

@@ -14,7 +14,9 @@ import X509
 ///
 /// Only clean trusted decisions are kept. A rejection is evaluated again every time (a server
 /// that fixes its chain is accepted at once), and so is a decision carrying a pin report
-/// (report-only mismatch, expired pins), so that every such connection is reported. The cache is
+/// (report-only mismatch, expired pins) or a CT report other than compliant (a stale log list),
+/// so that every such connection is reported. A decision made with Certificate Transparency is
+/// kept no longer than its log list stays fresh. The cache is
 /// bounded: when full, expired entries go first, then the oldest.
 ///
 /// ```swift
@@ -106,8 +108,12 @@ public final class TrustDecisionCache: Sendable {
         attachment: (any Sendable)? = nil
     ) {
         guard decision.isTrusted, decision.pinReport == nil, !decision.chain.isEmpty,
-            let expires = decision.chain.map(\.notValidAfter).min(), now < expires
+            decision.transparencyReport.map({ $0.result == .compliant }) ?? true,
+            var expires = decision.chain.map(\.notValidAfter).min()
         else { return }
+        // A CT decision lasts as long as the log list it was made with is fresh enough.
+        if let listExpiry = requirements.certificateTransparency?.logListExpiry { expires = min(expires, listExpiry) }
+        guard now < expires else { return }
         let key = Key(presentedChain: presentedChain, requirements: requirements, configuration: configuration)
         let hit = Hit(decision: decision, attachment: attachment)
         self.state.withState { state in

@@ -22,6 +22,8 @@ extension TransportSecurityPolicy {
     ///   "allowsLocalNetworking": false,
     ///   "minimumTLSVersion": "TLSv1.2",
     ///   "requiresForwardSecrecy": true,
+    ///   "requiresCertificateTransparency": false,
+    ///   "certificateTransparency": { "policy": "apple", "maximumLogListAgeDays": 70 },
     ///   "exceptionDomains": {
     ///     "legacy.example.com": {
     ///       "includesSubdomains": true,
@@ -29,6 +31,7 @@ extension TransportSecurityPolicy {
     ///       "requiresForwardSecrecy": false,
     ///       "cipherSuites": "aead",
     ///       "allowsInsecureHTTPLoads": false,
+    ///       "requiresCertificateTransparency": true,
     ///       "pins": { "pins": ["sha256/…", "sha256/…"] }
     ///     }
     ///   },
@@ -41,6 +44,10 @@ extension TransportSecurityPolicy {
     ///   }
     /// }
     /// ```
+    ///
+    /// The CT log list is not part of the file: set ``certificateTransparency``'s `logList` in
+    /// code (from a list the app ships or fetches). A host that requires CT without one is
+    /// refused.
     ///
     /// - Throws: ``ServerTrustError/Code/invalidPolicyFile`` with the key path and the reason: the
     ///   text is not JSON, an unknown key, a wrong type, a bad TLS version, host pattern, pin or
@@ -114,10 +121,12 @@ enum JSONValue: Decodable {
 private struct PolicyReader {
     static let topKeys: Set<String> = [
         "allowsArbitraryLoads", "allowsLocalNetworking", "minimumTLSVersion", "requiresForwardSecrecy",
-        "exceptionDomains", "pinnedDomains",
+        "exceptionDomains", "pinnedDomains", "requiresCertificateTransparency", "certificateTransparency",
     ]
+    static let transparencyKeys: Set<String> = ["policy", "maximumLogListAgeDays"]
     static let exceptionKeys: Set<String> = [
         "includesSubdomains", "minimumTLSVersion", "requiresForwardSecrecy", "allowsInsecureHTTPLoads", "pins", "cipherSuites",
+        "requiresCertificateTransparency",
     ]
     static let pinSetKeys: Set<String> = ["pins", "expiration", "reportOnly"]
 
@@ -164,6 +173,23 @@ private struct PolicyReader {
         policy.allowsLocalNetworking = try self.bool(fields, "allowsLocalNetworking", "$") ?? false
         policy.minimumTLSVersion = try self.tlsVersion(fields, "$") ?? .v1_2
         policy.requiresForwardSecrecy = try self.bool(fields, "requiresForwardSecrecy", "$") ?? true
+        policy.requiresCertificateTransparency = try self.bool(fields, "requiresCertificateTransparency", "$") ?? false
+        if let value = fields["certificateTransparency"] {
+            let path = "$.certificateTransparency"
+            let settings = try self.object(value, path, allowed: Self.transparencyKeys)
+            if let name = try self.string(settings, "policy", path) {
+                guard let ctPolicy = CertificateTransparencyPolicy(name) else {
+                    throw self.fail(path + ".policy", "unknown CT policy '\(name.prefix(40))': use \"apple\" or \"chrome\"")
+                }
+                policy.certificateTransparency.policy = ctPolicy
+            }
+            if let days = settings["maximumLogListAgeDays"] {
+                guard case .number(let count) = days, count >= 1, count <= 3650, count == count.rounded() else {
+                    throw self.fail(path + ".maximumLogListAgeDays", "expected a whole number of days from 1 to 3650")
+                }
+                policy.certificateTransparency.maximumLogListAge = count * 86_400
+            }
+        }
 
         if let exceptions = fields["exceptionDomains"] {
             guard case .object(let domains) = exceptions else {
@@ -207,7 +233,8 @@ private struct PolicyReader {
             requiresForwardSecrecy: try self.bool(fields, "requiresForwardSecrecy", path),
             allowsInsecureHTTPLoads: try self.bool(fields, "allowsInsecureHTTPLoads", path) ?? false,
             pins: try fields["pins"].map { value throws(ServerTrustError) in try self.pinSet(value, path + ".pins") },
-            cipherSuites: try self.cipherSuites(fields, path)
+            cipherSuites: try self.cipherSuites(fields, path),
+            requiresCertificateTransparency: try self.bool(fields, "requiresCertificateTransparency", path)
         )
     }
 

@@ -27,6 +27,12 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     public private(set) var exceptionDomains: [String: DomainException]
     /// Pin sets by host pattern.
     public var pinning: PinningPolicy
+    /// Whether every TLS host must show Certificate Transparency (a domain's exception can say
+    /// otherwise). Default false, as ATS.
+    public var requiresCertificateTransparency: Bool
+    /// How CT is checked where it is required: the log list (which the app supplies), the policy
+    /// and the list's age limit.
+    public var certificateTransparency: CertificateTransparencySettings
 
     /// The default, strict policy.
     public static let strict = TransportSecurityPolicy()
@@ -40,8 +46,12 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
         certificateRules: CertificateRules = .default,
         trustAnchors: TrustAnchors = .system,
         exceptionDomains: [String: DomainException] = [:],
-        pinning: PinningPolicy = .none
+        pinning: PinningPolicy = .none,
+        requiresCertificateTransparency: Bool = false,
+        certificateTransparency: CertificateTransparencySettings = .init()
     ) {
+        self.requiresCertificateTransparency = requiresCertificateTransparency
+        self.certificateTransparency = certificateTransparency
         self.allowsArbitraryLoads = allowsArbitraryLoads
         self.allowsLocalNetworking = allowsLocalNetworking
         self.minimumTLSVersion = minimumTLSVersion
@@ -63,7 +73,9 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     /// What a connection to `url` must satisfy.
     /// - Throws: ``ServerTrustError/Code/insecureScheme`` for plain `http` to a host that is not
     ///   excepted, ``ServerTrustError/Code/unsupportedScheme`` for anything but `http`/`https`,
-    ///   ``ServerTrustError/Code/invalidURL`` for a URL without a host.
+    ///   ``ServerTrustError/Code/invalidURL`` for a URL without a host,
+    ///   ``ServerTrustError/Code/ctLogListMissing`` for an `https` host that requires Certificate
+    ///   Transparency when ``certificateTransparency`` has no log list.
     public func requirements(for url: URL) throws(ServerTrustError) -> ConnectionRequirements {
         guard let scheme = url.scheme?.lowercased() else {
             throw ServerTrustError(.invalidURL, "the URL has no scheme")
@@ -105,6 +117,15 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
             pins: pinRule?.pins
         )
         requirements.cipherSuites = exception?.cipherSuites ?? .aeadOnly
+        if usesTLS, exception?.requiresCertificateTransparency ?? self.requiresCertificateTransparency {
+            guard self.certificateTransparency.logList != nil else {
+                throw ServerTrustError(
+                    .ctLogListMissing,
+                    "\(host) requires Certificate Transparency and no CT log list is configured (set certificateTransparency.logList)"
+                )
+            }
+            requirements.certificateTransparency = self.certificateTransparency
+        }
         return requirements
     }
 
@@ -133,6 +154,11 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
         if self.minimumTLSVersion < .v1_2 { warnings.append("minimumTLSVersion is \(self.minimumTLSVersion)") }
         if !self.requiresForwardSecrecy { warnings.append("forward secrecy is not required") }
         if self.certificateRules != .default { warnings.append("certificate rules are weaker than ATS's") }
+        if let list = self.certificateTransparency.logList, self.requiresCertificateTransparency || self.exceptionDomains.values.contains(where: { $0.requiresCertificateTransparency == true }),
+            let expiry = self.certificateTransparency.logListExpiry, expiry < Date()
+        {
+            warnings.append("the CT log list of \(ISO8601DateFormatter().string(from: list.timestamp)) is stale: CT is not enforced")
+        }
         for (domain, exception) in self.exceptionDomains.sorted(by: { $0.key < $1.key }) {
             if exception.allowsInsecureHTTPLoads { warnings.append("\(domain): plain HTTP is allowed") }
             if let version = exception.minimumTLSVersion, version < .v1_2 {
@@ -192,6 +218,10 @@ public struct DomainException: Hashable, Sendable {
     /// Pins for the domain (and its subdomains when ``includesSubdomains``); a pattern in the
     /// policy's ``TransportSecurityPolicy/pinning`` that matches the host takes precedence.
     public var pins: PinSet?
+    /// Overrides the policy's ``TransportSecurityPolicy/requiresCertificateTransparency``, as
+    /// ATS's `NSRequiresCertificateTransparency`: the domain's certificates must carry valid SCTs
+    /// from known logs, enough for the CT policy.
+    public var requiresCertificateTransparency: Bool?
 
     /// Creates an exception; without arguments it changes nothing.
     public init(
@@ -200,8 +230,10 @@ public struct DomainException: Hashable, Sendable {
         requiresForwardSecrecy: Bool? = nil,
         allowsInsecureHTTPLoads: Bool = false,
         pins: PinSet? = nil,
-        cipherSuites: CipherSuitePolicy = .aeadOnly
+        cipherSuites: CipherSuitePolicy = .aeadOnly,
+        requiresCertificateTransparency: Bool? = nil
     ) {
+        self.requiresCertificateTransparency = requiresCertificateTransparency
         self.includesSubdomains = includesSubdomains
         self.minimumTLSVersion = minimumTLSVersion
         self.requiresForwardSecrecy = requiresForwardSecrecy
@@ -236,6 +268,8 @@ public struct ConnectionRequirements: Hashable, Sendable {
     public var pinScope: String?
     /// The pins that apply, if any.
     public var pins: PinSet?
+    /// Certificate Transparency: when set, the chain must comply with these settings' CT policy.
+    public var certificateTransparency: CertificateTransparencySettings?
 
     /// Creates requirements directly; most callers get them from a ``TransportSecurityPolicy``.
     public init(
@@ -277,6 +311,7 @@ public struct ConnectionRequirements: Hashable, Sendable {
         hasher.combine(self.trustAnchors.includesSystemRoots)
         hasher.combine(self.trustAnchors.certificates.count)
         hasher.combine(self.pins?.pins.count ?? -1)
+        hasher.combine(self.certificateTransparency != nil)
     }
 }
 
