@@ -65,3 +65,64 @@ struct TrustMatrixLiveTests {
         }
     }
 }
+
+/// Certificate Transparency over real TLS: a host whose exception requires CT (ATS's
+/// `NSRequiresCertificateTransparency`) is reached only with a certificate whose embedded SCTs
+/// satisfy the CT policy; the check runs in the handshake, before any request.
+@Suite("Live TLS: Certificate Transparency")
+struct TransparencyLiveTests {
+    static let logs = [
+        TestPKI.CTLog(description: "Live Argon", operatorName: "Operator A"),
+        TestPKI.CTLog(description: "Live Oak", operatorName: "Operator B"),
+    ]
+
+    static func policy() throws -> TransportSecurityPolicy {
+        var policy = Live.policy
+        policy.setException(DomainException(requiresCertificateTransparency: true), for: "localhost")
+        policy.certificateTransparency.logList = try TestPKI.logList(Self.logs, timestamp: Date().addingTimeInterval(-86_400))
+        return policy
+    }
+
+    static func sctTime() -> Date { Live.pki.referenceTime.addingTimeInterval(-3600) }
+
+    @Test(arguments: WireProtocol.allCases)
+    func aCertificateWithEnoughSCTsIsAccepted(over wire: WireProtocol) async throws {
+        let chain = try Live.pki.leafWithSCTs(scts: Self.logs.map { .init($0, time: Self.sctTime()) }).chain
+        try await withLoopbackHTTPServer(Live.tls(chain, over: wire)) { server in
+            try await withTransport(Live.configuration(policy: try Self.policy())) { transport in
+                let response = try await transport.send(get(url(server, "/ct")))
+                #expect(response.response.status == .ok)
+                #expect(server.statistics.requests.map(\.uri) == ["/ct"])
+                expectNegotiated(wire, on: server)
+            }
+        }
+    }
+
+    static let refused: [(String, @Sendable () throws -> TestPKI.Chain, ServerTrustError.Code)] = [
+        ("no SCTs", { try Live.pki.validChain() }, .ctNoSCTs),
+        ("an SCT over another certificate", {
+            try Live.pki.leafWithSCTs(scts: [.init(logs[0], time: sctTime(), signsWrongTBS: true), .init(logs[1], time: sctTime())]).chain
+        }, .ctBadSignature),
+        ("one operator only", {
+            try Live.pki.leafWithSCTs(scts: [.init(logs[0], time: sctTime()), .init(logs[0], time: sctTime().addingTimeInterval(-60))]).chain
+        }, .ctTooFewSCTs),
+    ]
+
+    @Test(arguments: 0..<Self.refused.count, WireProtocol.allCases)
+    func aCertificateWithoutEnoughSCTsIsRefusedInTheHandshake(case index: Int, over wire: WireProtocol) async throws {
+        let (name, make, expected) = Self.refused[index]
+        try await withLoopbackHTTPServer(Live.tls(try make(), over: wire)) { server in
+            try await withTransport(Live.configuration(policy: try Self.policy())) { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.code == .serverTrustFailure, "\(name)")
+                #expect(error?.serverTrustError?.code == expected, "\(name): \(String(describing: error))")
+                #expect(server.statistics.requests.isEmpty, "\(name): a request reached the server")
+            }
+            // The same chain is fine for a policy that does not require CT.
+            try await withTransport { transport in
+                let response = try await transport.send(get(url(server)))
+                #expect(response.response.status == .ok, "\(name)")
+            }
+        }
+    }
+}

@@ -62,6 +62,21 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
     /// `apple` or `chrome`.
     public var description: String { self.kind.rawValue }
 
+    /// Decodes `"apple"` or `"chrome"`.
+    public init(from decoder: any Decoder) throws {
+        let name = try decoder.singleValueContainer().decode(String.self)
+        guard let kind = Kind(rawValue: name) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown CT policy"))
+        }
+        self.kind = kind
+    }
+
+    /// Encodes the name.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self.kind.rawValue)
+    }
+
     /// The 180-day boundary of both tables.
     static let shortLifetime: TimeInterval = 180 * 86_400
     /// When Chrome stopped requiring an SCT from an RFC 6962 log (the policy's amended C3.4/C4.3:
