@@ -119,6 +119,11 @@ struct Report {
             "| cold: `ServerTrust.evaluate` (parse, path building, Web PKI rules, pins), median per round | \(self.spread(runs.compactMap { $0.result.extra["coldMedianMicroseconds"] }, 1)) |",
             "| cold, p99 per round | \(self.spread(runs.compactMap { $0.result.extra["coldP99Microseconds"] }, 1)) |",
             "| cached: `TrustDecisionCache.lookup(presentedChain:requirements:now:)`, the lookup a repeat handshake makes | \(self.spread(runs.compactMap { $0.result.extra["cachedMicroseconds"] }, 3)) |",
+            "| Certificate Transparency, 2 embedded ECDSA SCTs: `CertificateTransparencyVerifier.check` (SCT list, precertificate TBS, issuer key hash, 2 signatures, Apple's policy), median | \(self.spread(runs.compactMap { $0.result.extra["ctCheckMedianMicroseconds"] }, 1)) |",
+            "| the floor: the 2 P-256 signature verifications alone (swift-crypto, SHA-256 of the signed data included), median | \(self.spread(runs.compactMap { $0.result.extra["ctSignaturesMedianMicroseconds"] }, 1)) |",
+            "| cold `ServerTrust.evaluate` of that chain with CT required, median | \(self.spread(runs.compactMap { $0.result.extra["ctColdWithMedianMicroseconds"] }, 1)) |",
+            "| cold `ServerTrust.evaluate` of that chain without CT, median | \(self.spread(runs.compactMap { $0.result.extra["ctColdWithoutMedianMicroseconds"] }, 1)) |",
+            "| cached CT decision: `TrustDecisionCache.lookup` under requirements with CT | \(self.spread(runs.compactMap { $0.result.extra["ctCachedMicroseconds"] }, 3)) |",
             "",
             "| Hostile input (slowest of 20 evaluations per round) | ms |",
             "|---|---|",
@@ -181,6 +186,10 @@ struct Report {
             if let worst = hostile.max() {
                 rows.append(("no hostile trust input > 50 ms", String(format: "%.2f ms", worst), worst < 50))
             }
+            let ct = self.med(self.runs(spec, .project).compactMap { $0.result.extra["ctCheckMedianMicroseconds"] })
+            rows.append(("CT verification, 2 ECDSA SCTs, cold < 100 µs", String(format: "%.1f µs", ct), ct < 100))
+            let ctCached = self.med(self.runs(spec, .project).compactMap { $0.result.extra["ctCachedMicroseconds"] })
+            rows.append(("cached decision with CT < 5 µs", String(format: "%.3f µs", ctCached), ctCached < 5))
         }
         for id in ["tokens-expired", "tokens-rejected"] {
             guard let spec = spec(id) else { continue }

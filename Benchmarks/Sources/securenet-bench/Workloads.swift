@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import SecureHTTP
 import SecureNetworking
+import SecureNetworkingTesting
 import SecureStorage
 import ServerTrust
 import TokenAuth
@@ -272,7 +273,84 @@ func runTrustEvaluation(endpoint: ServerEndpoint, chainPEM: String, iterations: 
     for (index, (_, milliseconds)) in try await measureHostileInputs().enumerated() {
         result.extra["hostile\(index)Milliseconds"] = milliseconds
     }
+    for (key, value) in try await measureTransparency(iterations: iterations) {
+        result.extra[key] = value
+    }
     return result
+}
+
+/// Certificate Transparency on a TestPKI chain whose leaf embeds 2 ECDSA SCTs from two operators'
+/// logs: the CT check alone (read the SCT list, rebuild the precertificate TBS, hash the issuer
+/// key, verify 2 ECDSA P-256 signatures, apply Apple's policy), a whole cold evaluation with and
+/// without CT required (the difference is what CT adds to a cold handshake), and the cached lookup.
+func measureTransparency(iterations: Int) async throws -> [String: Double] {
+    let pki = try TestPKI()
+    let logs = [TestPKI.CTLog(description: "Bench A", operatorName: "A"), TestPKI.CTLog(description: "Bench B", operatorName: "B")]
+    let chain = try pki.leafWithSCTs(scts: logs.map { TestPKI.SCTSpec($0) }).chain
+    let presented = chain.derChain  // as the TLS handshake delivers it (the property encodes every time)
+    let list = try TestPKI.logList(logs)
+    let now = pki.referenceTime
+    let verifier = CertificateTransparencyVerifier(logList: list, policy: .apple)
+    let issuer = chain.certificates[1]
+
+    var plain = ConnectionRequirements(host: "localhost", trustAnchors: pki.trustAnchors)
+    plain.pins = nil
+    var withCT = plain
+    withCT.certificateTransparency = CertificateTransparencySettings(logList: list, policy: .apple)
+    let evaluator = ServerTrust()
+    guard await evaluator.evaluate(presentedChain: presented, requirements: withCT, now: now).transparencyReport?.result == .compliant else {
+        throw BenchError("the CT chain is not compliant")
+    }
+
+    // The floor: the two P-256 verifications alone (swift-crypto, SHA-256 of the signed data
+    // included), over exactly the data the logs signed.
+    let scts = try SignedCertificateTimestamp.embedded(in: chain.leaf)
+    let tbs = try SignedCertificateTimestamp.precertificateTBS(of: chain.leaf)
+    // The issuer key hash is SHA-256 of the issuer's SubjectPublicKeyInfo: its SPKI pin.
+    let keyHash = Pin(certificate: issuer).digest
+    let signed = scts.map { SignedCertificateTimestamp.signedData(timestamp: $0.timestamp, extensions: $0.extensions, issuerKeyHash: keyHash, precertificateTBS: tbs) }
+    let keys = try logs.map { try P256.Signing.PublicKey(derRepresentation: $0.entry.key) }
+    let signatures = try scts.map { try P256.Signing.ECDSASignature(derRepresentation: $0.signature) }
+    guard zip(zip(keys, signatures), signed).allSatisfy({ $0.0.isValidSignature($0.1, for: $1) }) else { throw BenchError("the SCT signatures do not verify") }
+
+    let rounds = max(iterations / 10, 50)
+    var floor: [Double] = []
+    var check: [Double] = []
+    var coldWith: [Double] = []
+    var coldWithout: [Double] = []
+    for _ in 0..<rounds {
+        var start = nowNanoseconds()
+        var valid = 0
+        for index in 0..<2 where keys[index].isValidSignature(signatures[index], for: signed[index]) { valid += 1 }
+        floor.append(Double(nowNanoseconds() - start) / 1_000)
+        guard valid == 2 else { throw BenchError("verification failed") }
+        start = nowNanoseconds()
+        let (report, _) = verifier.check(leaf: chain.leaf, issuer: issuer, now: now)
+        check.append(Double(nowNanoseconds() - start) / 1_000)
+        guard report.result == .compliant else { throw BenchError("CT check failed") }
+        start = nowNanoseconds()
+        _ = await evaluator.evaluate(presentedChain: presented, requirements: withCT, now: now)
+        coldWith.append(Double(nowNanoseconds() - start) / 1_000)
+        start = nowNanoseconds()
+        _ = await evaluator.evaluate(presentedChain: presented, requirements: plain, now: now)
+        coldWithout.append(Double(nowNanoseconds() - start) / 1_000)
+    }
+    let cache = TrustDecisionCache()
+    _ = await evaluator.evaluate(presentedChain: presented, requirements: withCT, now: now, cache: cache)
+    var hits = 0
+    let start = nowNanoseconds()
+    for _ in 0..<iterations where cache.lookup(presentedChain: presented, requirements: withCT, now: now) != nil {
+        hits += 1
+    }
+    let cached = Double(nowNanoseconds() - start) / 1_000 / Double(iterations)
+    guard hits == iterations else { throw BenchError("the CT decision was not cached") }
+    return [
+        "ctCheckMedianMicroseconds": median(check),
+        "ctSignaturesMedianMicroseconds": median(floor),
+        "ctColdWithMedianMicroseconds": median(coldWith),
+        "ctColdWithoutMedianMicroseconds": median(coldWithout),
+        "ctCachedMicroseconds": cached,
+    ]
 }
 
 // MARK: - EncryptedFileStore

@@ -159,9 +159,13 @@ public struct CertificateTransparencyVerifier: Sendable {
             return self.refuse(host: host, ServerTrustError(.ctNoSCTs, "\(host.isEmpty ? "the certificate" : host) presented no signed certificate timestamps"), required: required, checks: [], now: now)
         }
 
-        let leafDER = DERBytes.of(leaf)
+        var leafDER: [UInt8]?
         var precertificateTBS: [UInt8]?
-        let issuerKeyHash = issuer.map { Array(SHA256.hash(data: DERBytes.of($0.publicKey))) }
+        // SHA-256 of the issuer's SubjectPublicKeyInfo as encoded in its certificate (reading
+        // the bytes is cheaper than re-encoding the parsed key).
+        let issuerKeyHash = issuer.map { issuer in
+            Array(SHA256.hash(data: (try? DERWalker.subjectPublicKeyInfo(ofTBS: issuer.tbsCertificateBytes)) ?? ArraySlice(DERBytes.of(issuer.publicKey))))
+        }
         var statuses: [SCTCheck.Status] = []
         var verified: [CertificateTransparencyPolicy.Verified] = []
         for (index, sct) in timestamps.enumerated() {
@@ -181,7 +185,8 @@ public struct CertificateTransparencyVerifier: Sendable {
                         data = nil
                     }
                 } else {
-                    data = SignedCertificateTimestamp.signedData(timestamp: sct.timestamp, extensions: sct.extensions, certificateDER: leafDER)
+                    if leafDER == nil { leafDER = DERBytes.of(leaf) }
+                    data = SignedCertificateTimestamp.signedData(timestamp: sct.timestamp, extensions: sct.extensions, certificateDER: leafDER ?? [])
                 }
                 let valid =
                     data.flatMap {

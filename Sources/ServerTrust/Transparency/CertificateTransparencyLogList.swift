@@ -249,7 +249,7 @@ private enum LogKey: Sendable {
     func isValid(signatureAlgorithm: UInt8, signature: [UInt8], data: [UInt8]) -> Bool {
         switch (self, signatureAlgorithm) {
         case (.p256(let key), 3):
-            guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature) else { return false }
+            guard let raw = DERWalker.p256Signature(signature), let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: raw) else { return false }
             return key.isValidSignature(parsed, for: data)
         case (.rsa(let key), 1):
             return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: .insecurePKCS1v1_5)

@@ -93,7 +93,15 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
         let index: Int
         let sct: SignedCertificateTimestamp
         let log: CertificateTransparencyLog
-        var operatorName: String { self.log.operatorName(at: self.sct.date) }
+        /// The operator when the SCT was issued.
+        let operatorName: String
+
+        init(index: Int, sct: SignedCertificateTimestamp, log: CertificateTransparencyLog) {
+            self.index = index
+            self.sct = sct
+            self.log = log
+            self.operatorName = log.operatorName(at: sct.date)
+        }
     }
 
     /// The outcome: which SCTs count, and why the set falls short (nil when it complies).
@@ -125,11 +133,17 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
             return entry.sct.date < state.since && issuance < state.since
         }
         let needsRFC6962 = self.kind == .apple || now < Self.chromeRFC6962Sunset
+        // Lists of a few SCTs: linear scans beat hashing.
         func distinct(_ list: [Verified]) -> [Verified] {
-            var seen: Set<[UInt8]> = []
-            return list.filter { seen.insert($0.log.logID).inserted }
+            var kept: [Verified] = []
+            for entry in list where !kept.contains(where: { $0.log.logID == entry.log.logID }) { kept.append(entry) }
+            return kept
         }
-        func operators(_ list: [Verified]) -> Int { Set(list.map(\.operatorName)).count }
+        func operators(_ list: [Verified]) -> Int {
+            var names: [String] = []
+            for entry in list where !names.contains(entry.operatorName) { names.append(entry.operatorName) }
+            return names.count
+        }
 
         var outcome = Outcome()
         // Embedded path (Apple A3b, Chrome C3).
@@ -146,7 +160,15 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
         case .apple:
             // At most 1 (≤ 180 days) or 2 SCTs per operator count (A5).
             let cap = lifetime <= Self.shortLifetime ? 1 : 2
-            counted = Dictionary(grouping: embedded, by: \.operatorName).values.reduce(0) { $0 + min($1.count, cap) }
+            var perOperator: [(name: String, count: Int)] = []
+            for entry in embedded {
+                if let index = perOperator.firstIndex(where: { $0.name == entry.operatorName }) {
+                    perOperator[index].count += 1
+                } else {
+                    perOperator.append((entry.operatorName, 1))
+                }
+            }
+            counted = perOperator.reduce(0) { $0 + min($1.count, cap) }
         }
         let embeddedShortfall: String?
         if embedded.count < required {

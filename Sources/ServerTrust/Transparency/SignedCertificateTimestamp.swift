@@ -45,6 +45,8 @@ public struct SignedCertificateTimestamp: Hashable, Sendable {
 
     /// The OID of the embedded SCT list extension (RFC 6962 §3.3).
     public static let embeddedListExtension: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 2]
+    /// The DER encoding of ``embeddedListExtension``.
+    static let embeddedListExtensionDER: [UInt8] = [0x06, 0x0A, 0x2B, 0x06, 0x01, 0x04, 0x01, 0xD6, 0x79, 0x02, 0x04, 0x02]
     /// The OID of the precertificate poison extension (RFC 6962 §3.1).
     public static let poisonExtension: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 3]
     /// The OID of the SCT list extension of an OCSP SingleResponse (RFC 6962 §3.3).
@@ -195,7 +197,7 @@ public struct SignedCertificateTimestamp: Hashable, Sendable {
     /// - Throws: ``ServerTrustError/Code/ctMalformedSCT`` when the TBSCertificate cannot be read.
     public static func precertificateTBS(of certificate: Certificate) throws(ServerTrustError) -> [UInt8] {
         do {
-            return try Self.tbs(certificate.tbsCertificateBytes, removing: Self.embeddedListExtension)
+            return try DERWalker.tbs(certificate.tbsCertificateBytes, removingExtension: Self.embeddedListExtensionDER)
         } catch {
             throw malformed("the certificate's TBSCertificate cannot be rebuilt without its SCT list")
         }
