@@ -30,6 +30,10 @@ public struct HTTPTransportConfiguration: Sendable {
     public var logger: Logger?
     /// Called with the report of every pin mismatch, enforced or report-only.
     public var pinValidationReporter: (@Sendable (PinValidationReport) -> Void)?
+    /// Called with the Certificate Transparency report of every handshake with a host that
+    /// requires CT and was not found compliant: refused (``CertificateTransparencyReport/Result/notCompliant``)
+    /// or let through because the log list is stale (``CertificateTransparencyReport/Result/notEnforcedStaleLogList``).
+    public var transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)?
     /// The clock for certificate validity, pin-set expiry and the decision cache. Default: the
     /// system time.
     public var now: @Sendable () -> Date = { Date() }

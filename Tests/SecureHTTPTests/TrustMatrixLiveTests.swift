@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import SecureHTTP
 import SecureNetworkingTesting
 import ServerTrust
@@ -96,6 +97,43 @@ struct TransparencyLiveTests {
                 expectNegotiated(wire, on: server)
             }
         }
+    }
+
+    @Test func aStaleLogListLetsTheConnectionThroughAndReportsIt() async throws {
+        var policy = try Self.policy()
+        policy.certificateTransparency.logList = try TestPKI.logList(Self.logs, timestamp: Date().addingTimeInterval(-71 * 86_400))
+        let reports = NIOLockedValueBox<[CertificateTransparencyReport]>([])
+        let configuration = Live.configuration(policy: policy) {
+            $0.transparencyReporter = { report in reports.withLockedValue { $0.append(report) } }
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain(), over: .http1)) { server in
+            try await withTransport(configuration) { transport in
+                let first = try await transport.send(get(url(server, "/a")))
+                #expect(first.response.status == .ok)
+                let second = try await transport.send(get(url(server, "/b")))
+                #expect(second.response.status == .ok)
+            }
+        }
+        let seen = reports.withLockedValue { $0 }
+        #expect(seen.map(\.result) == [.notEnforcedStaleLogList])
+        #expect(seen.first?.host == "localhost")
+        #expect(policy.securityWarnings.contains { $0.contains("is stale: CT is not enforced") })
+    }
+
+    @Test func aRefusalIsReported() async throws {
+        let reports = NIOLockedValueBox<[CertificateTransparencyReport]>([])
+        let configuration = Live.configuration(policy: try Self.policy()) {
+            $0.transparencyReporter = { report in reports.withLockedValue { $0.append(report) } }
+        }
+        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain(), over: .http2)) { server in
+            try await withTransport(configuration) { transport in
+                let error = await expectFailure(transport, get(url(server)))
+                #expect(error?.serverTrustError?.code == .ctNoSCTs)
+            }
+        }
+        let seen = reports.withLockedValue { $0 }
+        #expect(seen.map(\.result) == [.notCompliant])
+        #expect(seen.first?.failureCode == "ctNoSCTs")
     }
 
     static let refused: [(String, @Sendable () throws -> TestPKI.Chain, ServerTrustError.Code)] = [

@@ -251,6 +251,40 @@ struct URLSessionDelegatePolicyTests {
         }
     }
 
+    @Test func certificateTransparencyAppliesToPlatformValidatedChainsAndIsReported() throws {
+        // ATS checks CT for publicly trusted certificates itself; a host the app's policy makes
+        // require CT is checked here too, on the chain the platform validated.
+        let logs = [TestPKI.CTLog(description: "A", operatorName: "A"), TestPKI.CTLog(description: "B", operatorName: "B")]
+        var requirements = Self.requirements(host: "localhost")
+        requirements.certificateTransparency = CertificateTransparencySettings(
+            logList: try TestPKI.logList(logs, timestamp: Self.now.addingTimeInterval(-86_400))
+        )
+        let reports = LockedReports()
+        var policy = Self.policy()
+        policy.transparencyReporter = { reports.append($0) }
+
+        let bare = policy.conclude(.validated(try Self.validated()), requirements: requirements)
+        #expect(bare.failure?.serverTrustError?.code == .ctNoSCTs)
+        #expect(reports.results == [.notCompliant])
+
+        let chain = try Self.pki.leafWithSCTs(scts: logs.map { .init($0, time: Self.now.addingTimeInterval(-60)) }).chain
+        let withSCTs = policy.conclude(.validated(chain.derChain + [Self.pki.root.derBytes]), requirements: requirements)
+        #expect(withSCTs.failure == nil)
+        #expect(reports.results == [.notCompliant])
+    }
+
+    final class LockedReports: Sendable {
+        private let lock = NSLock()
+        // SAFETY: `reports` is read and written only while `lock` is held.
+        nonisolated(unsafe) private var reports: [CertificateTransparencyReport] = []
+
+        func append(_ report: CertificateTransparencyReport) {
+            self.lock.withLock { self.reports.append(report) }
+        }
+
+        var results: [CertificateTransparencyReport.Result] { self.lock.withLock { self.reports.map(\.result) } }
+    }
+
     @Test func aPlatformRefusalCarriesTheStatus() {
         let conclusion = Self.policy().conclude(.refused(.other, status: -67820), requirements: Self.requirements())
         #expect(conclusion.failure?.message.contains("OSStatus -67820") == true)

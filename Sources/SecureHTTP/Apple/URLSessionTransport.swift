@@ -101,7 +101,8 @@ public final class URLSessionTransport: HTTPTransport {
             policy: URLSessionDelegatePolicy(
                 evaluator: ServerTrust(configuration: configuration.serverTrust),
                 hasClientIdentity: clientCredential != nil,
-                now: configuration.now
+                now: configuration.now,
+                transparencyReporter: configuration.transparencyReporter
             ),
             maximumResponseBodySize: configuration.maximumResponseBodySize,
             pinValidationReporter: configuration.pinValidationReporter,

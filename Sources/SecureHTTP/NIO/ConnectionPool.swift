@@ -416,8 +416,9 @@ final class ConnectionPool: Sendable {
         let connection: PooledConnection
         do {
             let context = try self.sslContext(for: key.requirements)
-            let (evaluator, cache, counters, reporter) = (
-                self.evaluator, self.cache, self.counters, self.configuration.pinValidationReporter
+            let (evaluator, cache, counters, reporter, transparencyReporter) = (
+                self.evaluator, self.cache, self.counters, self.configuration.pinValidationReporter,
+                self.configuration.transparencyReporter
             )
             let requirements = key.requirements
             let now = self.configuration.now
@@ -434,6 +435,7 @@ final class ConnectionPool: Sendable {
                         cache: cache,
                         counters: counters,
                         reporter: reporter,
+                        transparencyReporter: transparencyReporter,
                         now: now
                     )
                 },

@@ -14,6 +14,7 @@ final class HandshakeTrust: Sendable {
     private let evaluator: ServerTrust
     private let cache: TrustDecisionCache
     private let reporter: (@Sendable (PinValidationReport) -> Void)?
+    private let transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)?
     private let outcome = NIOLockedValueBox<(failure: ServerTrustError?, report: PinValidationReport?)>((nil, nil))
     private let presented = NIOLockedValueBox(false)
     private let counters: TransportCounters
@@ -25,8 +26,10 @@ final class HandshakeTrust: Sendable {
         cache: TrustDecisionCache,
         counters: TransportCounters,
         reporter: (@Sendable (PinValidationReport) -> Void)?,
+        transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)? = nil,
         now: @escaping @Sendable () -> Date
     ) {
+        self.transparencyReporter = transparencyReporter
         self.now = now
         self.requirements = requirements
         self.evaluator = evaluator
@@ -86,6 +89,7 @@ final class HandshakeTrust: Sendable {
         let now = self.now()
         let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
         if let report = decision.pinReport { self.reporter?(report) }
+        if let report = decision.transparencyReport, report.result != .compliant { self.transparencyReporter?(report) }
         if let failure = decision.failure {
             self.record(failure, report: decision.pinReport)
             return .failed

@@ -97,6 +97,8 @@ struct URLSessionDelegatePolicy: Sendable {
     let hasClientIdentity: Bool
     /// The time pin-set expiry is judged at.
     let now: @Sendable () -> Date
+    /// Told of every CT report other than compliant (refused, or a stale log list).
+    var transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)? = nil
 
     // MARK: Challenges
 
@@ -190,6 +192,7 @@ struct URLSessionDelegatePolicy: Sendable {
                 )
             }
             let decision = self.evaluator.evaluate(platformValidatedChain: chain, requirements: requirements, now: self.now())
+            if let report = decision.transparencyReport, report.result != .compliant { self.transparencyReporter?(report) }
             return Conclusion(
                 failure: decision.failure.map { SecureHTTPError.trust($0, host: host, report: decision.pinReport) },
                 pinReport: decision.pinReport
