@@ -1,8 +1,8 @@
 import Crypto
 public import Foundation
 public import ServerTrust
-public import X509
 import SwiftASN1
+public import X509
 
 extension TestPKI {
     /// A Certificate Transparency log run by the tests: a P-256 key that signs SCTs as an
@@ -27,7 +27,10 @@ extension TestPKI {
         public init(
             description: String,
             operatorName: String,
-            state: CertificateTransparencyLog.State? = .init(.usable, since: TestPKI.referenceTime.addingTimeInterval(-365 * 86_400))
+            state: CertificateTransparencyLog.State? = .init(
+                .usable,
+                since: TestPKI.referenceTime.addingTimeInterval(-365 * 86_400)
+            )
         ) {
             self.key = P256.Signing.PrivateKey()
             self.description = description
@@ -64,20 +67,41 @@ extension TestPKI {
         }
 
         /// An SCT over a precertificate (RFC 6962 §3.2, precert_entry).
-        public func sign(precertificateTBS: [UInt8], issuerKeyHash: [UInt8], at time: Date) throws -> SignedCertificateTimestamp {
+        public func sign(
+            precertificateTBS: [UInt8],
+            issuerKeyHash: [UInt8],
+            at time: Date
+        ) throws -> SignedCertificateTimestamp {
             let timestamp = UInt64(time.timeIntervalSince1970 * 1000)
-            let data = SignedCertificateTimestamp.signedData(timestamp: timestamp, extensions: [], issuerKeyHash: issuerKeyHash, precertificateTBS: precertificateTBS)
+            let data = SignedCertificateTimestamp.signedData(
+                timestamp: timestamp,
+                extensions: [],
+                issuerKeyHash: issuerKeyHash,
+                precertificateTBS: precertificateTBS
+            )
             return self.sct(timestamp: timestamp, signature: try self.key.signature(for: data), origin: .embedded)
         }
 
         /// An SCT over a certificate (x509_entry), as a server delivers in the TLS extension.
-        public func sign(certificate: Certificate, at time: Date, origin: SignedCertificateTimestamp.Origin = .tlsExtension) throws -> SignedCertificateTimestamp {
+        public func sign(
+            certificate: Certificate,
+            at time: Date,
+            origin: SignedCertificateTimestamp.Origin = .tlsExtension
+        ) throws -> SignedCertificateTimestamp {
             let timestamp = UInt64(time.timeIntervalSince1970 * 1000)
-            let data = SignedCertificateTimestamp.signedData(timestamp: timestamp, extensions: [], certificateDER: Identity.der(certificate))
+            let data = SignedCertificateTimestamp.signedData(
+                timestamp: timestamp,
+                extensions: [],
+                certificateDER: Identity.der(certificate)
+            )
             return self.sct(timestamp: timestamp, signature: try self.key.signature(for: data), origin: origin)
         }
 
-        private func sct(timestamp: UInt64, signature: P256.Signing.ECDSASignature, origin: SignedCertificateTimestamp.Origin) -> SignedCertificateTimestamp {
+        private func sct(
+            timestamp: UInt64,
+            signature: P256.Signing.ECDSASignature,
+            origin: SignedCertificateTimestamp.Origin
+        ) -> SignedCertificateTimestamp {
             SignedCertificateTimestamp(
                 logID: self.entry.logID,
                 timestamp: timestamp,
@@ -100,7 +124,11 @@ extension TestPKI {
         public var signsWrongTBS: Bool
 
         /// An SCT by `log`.
-        public init(_ log: CTLog, time: Date = TestPKI.referenceTime.addingTimeInterval(-3600), signsWrongTBS: Bool = false) {
+        public init(
+            _ log: CTLog,
+            time: Date = TestPKI.referenceTime.addingTimeInterval(-3600),
+            signsWrongTBS: Bool = false
+        ) {
             self.log = log
             self.time = time
             self.signsWrongTBS = signsWrongTBS
@@ -114,12 +142,18 @@ extension TestPKI {
     /// place of the poison.
     ///
     /// - Returns: the chain of the final certificate, and the precertificate.
-    public func leafWithSCTs(_ options: LeafOptions = LeafOptions(), scts: [SCTSpec]) throws -> (chain: Chain, precertificate: Certificate) {
+    public func leafWithSCTs(
+        _ options: LeafOptions = LeafOptions(),
+        scts: [SCTSpec]
+    ) throws -> (chain: Chain, precertificate: Certificate) {
         var base = options
         base.key = .existing(try options.key.make())
         base.serialNumberBytes = options.serialNumberBytes ?? Array(Self.randomSerialNumber().bytes)
         guard let issuer = base.issuer.pick(self).identity else {
-            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "a self-signed leaf has no issuer key hash"])
+            throw CocoaError(
+                .featureUnsupported,
+                userInfo: [NSLocalizedDescriptionKey: "a self-signed leaf has no issuer key hash"]
+            )
         }
         var serializer = DER.Serializer()
         try serializer.serialize(issuer.certificate.publicKey)
@@ -138,20 +172,31 @@ extension TestPKI {
         let wrongTBS = Array(try self.leaf(other).leaf.tbsCertificateBytes)
 
         let signed = try scts.map { spec in
-            try spec.log.sign(precertificateTBS: spec.signsWrongTBS ? wrongTBS : tbs, issuerKeyHash: issuerKeyHash, at: spec.time)
+            try spec.log.sign(
+                precertificateTBS: spec.signsWrongTBS ? wrongTBS : tbs,
+                issuerKeyHash: issuerKeyHash,
+                at: spec.time
+            )
         }
         let list = SignedCertificateTimestamp.serializeList(signed)
         var final = base
         var octets = DER.Serializer()
         try octets.serialize(ASN1OctetString(contentBytes: ArraySlice(list)))
         final.extraExtensions.append(
-            Certificate.Extension(oid: SignedCertificateTimestamp.embeddedListExtension, critical: false, value: ArraySlice(octets.serializedBytes))
+            Certificate.Extension(
+                oid: SignedCertificateTimestamp.embeddedListExtension,
+                critical: false,
+                value: ArraySlice(octets.serializedBytes)
+            )
         )
         return (try self.leaf(final), precertificate)
     }
 
     /// A v3 log list (the JSON format Chrome and Apple publish) naming `logs`, grouped by operator.
-    public static func logListJSON(_ logs: [CTLog], timestamp: Date = TestPKI.referenceTime.addingTimeInterval(-86_400)) -> Data {
+    public static func logListJSON(
+        _ logs: [CTLog],
+        timestamp: Date = TestPKI.referenceTime.addingTimeInterval(-86_400)
+    ) -> Data {
         let formatter = ISO8601DateFormatter()
         var operators: [(name: String, logs: [[String: Any]], tiled: [[String: Any]])] = []
         for log in logs {
@@ -178,7 +223,9 @@ extension TestPKI {
                 ]
             }
             if !entry.previousOperators.isEmpty {
-                object["previous_operators"] = entry.previousOperators.map { ["name": $0.name, "end_time": formatter.string(from: $0.endTime)] }
+                object["previous_operators"] = entry.previousOperators.map {
+                    ["name": $0.name, "end_time": formatter.string(from: $0.endTime)]
+                }
             }
             let index: Int
             if let found = operators.firstIndex(where: { $0.name == log.operatorName }) {
@@ -192,14 +239,19 @@ extension TestPKI {
         let root: [String: Any] = [
             "version": "1.0",
             "log_list_timestamp": formatter.string(from: timestamp),
-            "operators": operators.map { ["name": $0.name, "email": ["ct@example.com"], "logs": $0.logs, "tiled_logs": $0.tiled] },
+            "operators": operators.map {
+                ["name": $0.name, "email": ["ct@example.com"], "logs": $0.logs, "tiled_logs": $0.tiled]
+            },
         ]
         // Only strings, numbers, arrays and dictionaries: serialisation cannot fail.
         return (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .prettyPrinted])) ?? Data()
     }
 
     /// The log list of `logs`, read back from its JSON (so tests exercise the parser too).
-    public static func logList(_ logs: [CTLog], timestamp: Date = TestPKI.referenceTime.addingTimeInterval(-86_400)) throws -> CertificateTransparencyLogList {
+    public static func logList(
+        _ logs: [CTLog],
+        timestamp: Date = TestPKI.referenceTime.addingTimeInterval(-86_400)
+    ) throws -> CertificateTransparencyLogList {
         try CertificateTransparencyLogList(json: Self.logListJSON(logs, timestamp: timestamp))
     }
 }

@@ -1,14 +1,14 @@
 import ArgumentParser
+import Foundation
 import ServerTrust
 import X509
-
-import Foundation
 
 /// `securenet ct FILE`: the SCTs embedded in a certificate, and the verdict of each CT policy.
 struct Transparency: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ct",
-        abstract: "List the SCTs embedded in a certificate and check them against a CT log list under Apple's and Chrome's CT policies.",
+        abstract:
+            "List the SCTs embedded in a certificate and check them against a CT log list under Apple's and Chrome's CT policies.",
         discussion: """
             FILE holds the certificate first, then its issuer (PEM, as a server sends its chain): \
             an embedded SCT signs the issuer's key hash, so without the issuer the signatures \
@@ -23,7 +23,10 @@ struct Transparency: ParsableCommand {
     @Option(name: .customLong("log-list"), help: "A v3 CT log list (JSON), as Chrome and Apple publish it.")
     var logList: String?
 
-    @Option(name: .customLong("log-list-time"), help: "When the log list was fetched (RFC 3339), for a list without log_list_timestamp (Apple's).")
+    @Option(
+        name: .customLong("log-list-time"),
+        help: "When the log list was fetched (RFC 3339), for a list without log_list_timestamp (Apple's)."
+    )
     var logListTime: String?
 
     @Option(help: "Which policy to apply: apple, chrome or both.")
@@ -53,7 +56,10 @@ struct Transparency: ParsableCommand {
         case "both": policies = [.apple, .chrome]
         default:
             guard let one = CertificateTransparencyPolicy(self.policy) else {
-                throw ServerTrustError(.invalidPolicyFile, "unknown CT policy '\(self.policy.prefix(40))': use apple, chrome or both")
+                throw ServerTrustError(
+                    .invalidPolicyFile,
+                    "unknown CT policy '\(self.policy.prefix(40))': use apple, chrome or both"
+                )
             }
             policies = [one]
         }
@@ -68,11 +74,21 @@ struct Transparency: ParsableCommand {
         let embedded = try SignedCertificateTimestamp.embedded(in: leaf)
         var list: CertificateTransparencyLogList?
         if let path = self.logList {
-            list = try CertificateTransparencyLogList(contentsOfFile: path, timestamp: try self.logListTime.map { try Self.date($0, option: "--log-list-time") })
+            list = try CertificateTransparencyLogList(
+                contentsOfFile: path,
+                timestamp: try self.logListTime.map { try Self.date($0, option: "--log-list-time") }
+            )
         }
-        let reports = list.map { list in
-            policies.map { CertificateTransparencyVerifier(logList: list, policy: $0).check(leaf: leaf, issuer: issuer, now: now).report }
-        } ?? []
+        let reports =
+            list.map { list in
+                policies.map {
+                    CertificateTransparencyVerifier(logList: list, policy: $0).check(
+                        leaf: leaf,
+                        issuer: issuer,
+                        now: now
+                    ).report
+                }
+            } ?? []
 
         if self.json {
             let output = Output(
@@ -81,7 +97,14 @@ struct Transparency: ParsableCommand {
                 notBefore: leaf.notValidBefore,
                 notAfter: leaf.notValidAfter,
                 issuerFound: issuer != nil,
-                scts: embedded.map { .init(logID: Data($0.logID).base64EncodedString(), timestamp: $0.date, hashAlgorithm: Int($0.hashAlgorithm), signatureAlgorithm: Int($0.signatureAlgorithm)) },
+                scts: embedded.map {
+                    .init(
+                        logID: Data($0.logID).base64EncodedString(),
+                        timestamp: $0.date,
+                        hashAlgorithm: Int($0.hashAlgorithm),
+                        signatureAlgorithm: Int($0.signatureAlgorithm)
+                    )
+                },
                 verdicts: reports
             )
             let encoder = JSONEncoder()
@@ -114,13 +137,21 @@ struct Transparency: ParsableCommand {
         let checks = reports.first?.scts ?? []
         for (index, sct) in embedded.enumerated() {
             let check = checks.indices.contains(index) ? checks[index] : nil
-            let algorithm = sct.signatureAlgorithm == 3 ? "ECDSA" : sct.signatureAlgorithm == 1 ? "RSA" : "algorithm \(sct.signatureAlgorithm)"
-            lines.append("  [\(index)] log:       \(check?.logDescription ?? "(unknown)") \(Data(sct.logID).base64EncodedString())")
+            let algorithm =
+                sct.signatureAlgorithm == 3
+                ? "ECDSA" : sct.signatureAlgorithm == 1 ? "RSA" : "algorithm \(sct.signatureAlgorithm)"
+            lines.append(
+                "  [\(index)] log:       \(check?.logDescription ?? "(unknown)") \(Data(sct.logID).base64EncodedString())"
+            )
             if let check {
-                lines.append("      operator:  \(check.operatorName ?? "(unknown)")\(check.logState.map { ", state \($0.rawValue)" } ?? "")")
+                lines.append(
+                    "      operator:  \(check.operatorName ?? "(unknown)")\(check.logState.map { ", state \($0.rawValue)" } ?? "")"
+                )
             }
             lines.append("      time:      \(formatter.string(from: sct.date))")
-            lines.append("      signature: \(algorithm), \(check.map { Self.describe($0.status) } ?? "not checked (no log list)")")
+            lines.append(
+                "      signature: \(algorithm), \(check.map { Self.describe($0.status) } ?? "not checked (no log list)")"
+            )
         }
         if let list {
             lines.append("  log list of \(formatter.string(from: list.timestamp)) (\(list.logs.count) logs)")
@@ -149,7 +180,10 @@ struct Transparency: ParsableCommand {
 
     static func date(_ text: String, option: String) throws -> Date {
         guard let date = ISO8601DateFormatter().date(from: text) else {
-            throw ServerTrustError(.invalidPolicyFile, "\(option): '\(text.prefix(40))' is not an RFC 3339 time such as 2026-01-01T00:00:00Z")
+            throw ServerTrustError(
+                .invalidPolicyFile,
+                "\(option): '\(text.prefix(40))' is not an RFC 3339 time such as 2026-01-01T00:00:00Z"
+            )
         }
         return date
     }

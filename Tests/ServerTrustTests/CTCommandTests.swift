@@ -9,9 +9,14 @@ struct CTCommandTests {
     typealias TemporaryDirectory = CertificateFileTests.TemporaryDirectory
 
     func binary() throws -> String {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("securenet")
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "securenet"
+        )
         let candidates = [binary.path, FileManager.default.currentDirectoryPath + "/.build/debug/securenet"]
-        return try #require(candidates.first(where: FileManager.default.isExecutableFile(atPath:)), "securenet was not built")
+        return try #require(
+            candidates.first(where: FileManager.default.isExecutableFile(atPath:)),
+            "securenet was not built"
+        )
     }
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
@@ -59,7 +64,9 @@ struct CTCommandTests {
 
     @Test func aBadSCTIsFlaggedAndTheExitStatusSaysNotCompliant() throws {
         let directory = try TemporaryDirectory()
-        let chain = try Fixtures.pki.leafWithSCTs(scts: [.init(CTFixtures.argon, signsWrongTBS: true), .init(CTFixtures.oak)]).chain
+        let chain = try Fixtures.pki.leafWithSCTs(scts: [
+            .init(CTFixtures.argon, signsWrongTBS: true), .init(CTFixtures.oak),
+        ]).chain
         let pem = try directory.write("chain.pem", Array(chain.pem.utf8))
         let list = try directory.write("list.json", Array(TestPKI.logListJSON(CTFixtures.logs)))
         let result = try run([pem, "--log-list", list, "--at", at])

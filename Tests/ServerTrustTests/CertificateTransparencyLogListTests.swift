@@ -48,7 +48,9 @@ struct CertificateTransparencyLogListTests {
         #expect(list.timestamp == date("2022-04-30T12:55:55Z"))
         #expect(list.version == "8.1")
         #expect(list.logs.count == 2)
-        let oak = try #require(list.log(id: Array(Data(base64Encoded: "36Veq2iCTx9sre64X04+WurNohKkal6OOxLAIERcKnM=")!)))
+        let oak = try #require(
+            list.log(id: Array(Data(base64Encoded: "36Veq2iCTx9sre64X04+WurNohKkal6OOxLAIERcKnM=")!))
+        )
         #expect(oak.description == "Let's Encrypt 'Oak2022' log")
         #expect(oak.operatorName == "Let's Encrypt")
         #expect(oak.state == .init(.usable, since: date("2020-01-27T18:18:26Z")))
@@ -73,7 +75,12 @@ struct CertificateTransparencyLogListTests {
     }
 
     @Test func aLogIDThatIsNotTheKeysHashIsRefusedWithItsPath() {
-        let json = mutated { $0 = $0.replacingOccurrences(of: "36Veq2iCTx9sre64X04+WurNohKkal6OOxLAIERcKnM=", with: "tz77JN+cTbp18jnFulj0bF38Qs96nzXEnh0JgSXttJk=") }
+        let json = mutated {
+            $0 = $0.replacingOccurrences(
+                of: "36Veq2iCTx9sre64X04+WurNohKkal6OOxLAIERcKnM=",
+                with: "tz77JN+cTbp18jnFulj0bF38Qs96nzXEnh0JgSXttJk="
+            )
+        }
         let error = refused(json)
         #expect(error?.code == .invalidLogList)
         #expect(error?.keyPath == "$.operators[0].logs[0].log_id")
@@ -84,8 +91,16 @@ struct CertificateTransparencyLogListTests {
         ("no operators", #"{"log_list_timestamp": "2022-04-30T12:55:55Z"}"#, "$.operators"),
         ("bad time", #"{"log_list_timestamp": "yesterday", "operators": []}"#, "$.log_list_timestamp"),
         ("operators not an array", #"{"log_list_timestamp": "2022-04-30T12:55:55Z", "operators": {}}"#, "$.operators"),
-        ("no key", #"{"log_list_timestamp": "2022-04-30T12:55:55Z", "operators": [{"name": "X", "logs": [{"log_id": "AA=="}]}]}"#, "$.operators[0].logs[0].key"),
-        ("key not base64", #"{"log_list_timestamp": "2022-04-30T12:55:55Z", "operators": [{"name": "X", "logs": [{"key": "%%%", "log_id": "AA=="}]}]}"#, "$.operators[0].logs[0].key"),
+        (
+            "no key",
+            #"{"log_list_timestamp": "2022-04-30T12:55:55Z", "operators": [{"name": "X", "logs": [{"log_id": "AA=="}]}]}"#,
+            "$.operators[0].logs[0].key"
+        ),
+        (
+            "key not base64",
+            #"{"log_list_timestamp": "2022-04-30T12:55:55Z", "operators": [{"name": "X", "logs": [{"key": "%%%", "log_id": "AA=="}]}]}"#,
+            "$.operators[0].logs[0].key"
+        ),
     ])
     func malformedListsAreRefusedWithTheirPath(name: String, json: String, path: String) {
         let error = refused(json)
@@ -94,19 +109,35 @@ struct CertificateTransparencyLogListTests {
     }
 
     @Test func anUnknownStateOrTwoStatesAreRefused() {
-        let unknown = mutated { $0 = $0.replacingOccurrences(of: #""usable": { "timestamp": "2020-01-27T18:18:26Z" }"#, with: #""trusted": { "timestamp": "2020-01-27T18:18:26Z" }"#) }
+        let unknown = mutated {
+            $0 = $0.replacingOccurrences(
+                of: #""usable": { "timestamp": "2020-01-27T18:18:26Z" }"#,
+                with: #""trusted": { "timestamp": "2020-01-27T18:18:26Z" }"#
+            )
+        }
         #expect(refused(unknown)?.keyPath == "$.operators[0].logs[0].state.trusted")
         let two = mutated {
-            $0 = $0.replacingOccurrences(of: #""usable": { "timestamp": "2020-01-27T18:18:26Z" }"#, with: #""usable": { "timestamp": "2020-01-27T18:18:26Z" }, "retired": { "timestamp": "2021-01-27T18:18:26Z" }"#)
+            $0 = $0.replacingOccurrences(
+                of: #""usable": { "timestamp": "2020-01-27T18:18:26Z" }"#,
+                with:
+                    #""usable": { "timestamp": "2020-01-27T18:18:26Z" }, "retired": { "timestamp": "2021-01-27T18:18:26Z" }"#
+            )
         }
         #expect(refused(two)?.keyPath == "$.operators[0].logs[0].state")
-        let emptyInterval = mutated { $0 = $0.replacingOccurrences(of: #""end_exclusive": "2023-01-07T00:00:00Z""#, with: #""end_exclusive": "2022-01-01T00:00:00Z""#) }
+        let emptyInterval = mutated {
+            $0 = $0.replacingOccurrences(
+                of: #""end_exclusive": "2023-01-07T00:00:00Z""#,
+                with: #""end_exclusive": "2022-01-01T00:00:00Z""#
+            )
+        }
         #expect(refused(emptyInterval)?.keyPath == "$.operators[0].logs[0].temporal_interval")
     }
 
     @Test func aListWithoutATimestampNeedsTheFetchTime() throws {
         // Apple's current_log_list.json has no log_list_timestamp.
-        let json = mutated { $0 = $0.replacingOccurrences(of: #""log_list_timestamp": "2022-04-30T12:55:55Z","#, with: "") }
+        let json = mutated {
+            $0 = $0.replacingOccurrences(of: #""log_list_timestamp": "2022-04-30T12:55:55Z","#, with: "")
+        }
         #expect(refused(json)?.keyPath == "$.log_list_timestamp")
         let fetched = date("2026-11-01T00:00:00Z")
         let list = try CertificateTransparencyLogList(json: Data(json.utf8), timestamp: fetched)
@@ -115,7 +146,8 @@ struct CertificateTransparencyLogListTests {
     }
 
     @Test func tiledLogsPreviousOperatorsAndFractionalTimesAreRead() throws {
-        let key = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEhjyxDVIjWt5u9sB/o2S8rcGJ2pdZTGA8+IpXhI/tvKBjElGE5r3de4yAfeOPhqTqqc+o7vPgXnDgu/a9/B+RLg=="
+        let key =
+            "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEhjyxDVIjWt5u9sB/o2S8rcGJ2pdZTGA8+IpXhI/tvKBjElGE5r3de4yAfeOPhqTqqc+o7vPgXnDgu/a9/B+RLg=="
         let json = """
             {"log_list_timestamp": "2026-11-20T10:00:00.250Z", "operators": [{"name": "Now", "email": [], "logs": [],
               "tiled_logs": [{"description": "Tiled", "log_id": "36Veq2iCTx9sre64X04+WurNohKkal6OOxLAIERcKnM=", "key": "\(key)",
@@ -135,14 +167,26 @@ struct CertificateTransparencyLogListTests {
     }
 
     @Test func aLogListedTwiceIsRefused() {
-        let json = mutated { $0 = $0.replacingOccurrences(of: "tz77JN+cTbp18jnFulj0bF38Qs96nzXEnh0JgSXttJk=", with: "36Veq2iCTx9sre64X04+WurNohKkal6OOxLAIERcKnM=").replacingOccurrences(of: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEsz0OeL7jrVxEXJu+o4QWQYLKyokXHiPOOKVUL3/TNFFquVzDSer7kZ3gijxzBp98ZTgRgMSaWgCmZ8OD74mFUQ==", with: "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEhjyxDVIjWt5u9sB/o2S8rcGJ2pdZTGA8+IpXhI/tvKBjElGE5r3de4yAfeOPhqTqqc+o7vPgXnDgu/a9/B+RLg==") }
+        let json = mutated {
+            $0 = $0.replacingOccurrences(
+                of: "tz77JN+cTbp18jnFulj0bF38Qs96nzXEnh0JgSXttJk=",
+                with: "36Veq2iCTx9sre64X04+WurNohKkal6OOxLAIERcKnM="
+            ).replacingOccurrences(
+                of:
+                    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEsz0OeL7jrVxEXJu+o4QWQYLKyokXHiPOOKVUL3/TNFFquVzDSer7kZ3gijxzBp98ZTgRgMSaWgCmZ8OD74mFUQ==",
+                with:
+                    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEhjyxDVIjWt5u9sB/o2S8rcGJ2pdZTGA8+IpXhI/tvKBjElGE5r3de4yAfeOPhqTqqc+o7vPgXnDgu/a9/B+RLg=="
+            )
+        }
         #expect(refused(json)?.code == .invalidLogList)
     }
 
     @Test func listsAreEqualWhenReadFromTheSameBytes() throws {
         let a = try CertificateTransparencyLogList(json: Data(Self.googleExcerpt.utf8))
         let b = try CertificateTransparencyLogList(json: Data(Self.googleExcerpt.utf8))
-        let c = try CertificateTransparencyLogList(json: Data(Self.googleExcerpt.replacingOccurrences(of: "8.1", with: "8.2").utf8))
+        let c = try CertificateTransparencyLogList(
+            json: Data(Self.googleExcerpt.replacingOccurrences(of: "8.1", with: "8.2").utf8)
+        )
         #expect(a == b)
         #expect(a != c)
     }

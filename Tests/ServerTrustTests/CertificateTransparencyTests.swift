@@ -1,8 +1,9 @@
 import Foundation
 import SecureNetworkingTesting
-@testable import ServerTrust
 import Testing
 import X509
+
+@testable import ServerTrust
 
 /// Three test logs from two operators, and one from a third, minted once.
 enum CTFixtures {
@@ -37,7 +38,12 @@ struct CertificateTransparencyTests {
     ) async -> TrustDecision {
         var requirements = ConnectionRequirements(host: "localhost", trustAnchors: pki.trustAnchors)
         requirements.certificateTransparency = settings
-        return await ServerTrust().evaluate(presentedChain: chain.derChain, requirements: requirements, now: now, deliveredSCTs: delivered)
+        return await ServerTrust().evaluate(
+            presentedChain: chain.derChain,
+            requirements: requirements,
+            now: now,
+            deliveredSCTs: delivered
+        )
     }
 
     /// A 90-day leaf with SCTs from the given logs.
@@ -140,7 +146,9 @@ struct CertificateTransparencyTests {
     }
 
     @Test func anSCTFromTheFutureDoesNotCount() async throws {
-        let chain = try leaf([.init(CTFixtures.argon), .init(CTFixtures.oak, time: Fixtures.now.addingTimeInterval(60))])
+        let chain = try leaf([
+            .init(CTFixtures.argon), .init(CTFixtures.oak, time: Fixtures.now.addingTimeInterval(60)),
+        ])
         let decision = await evaluate(chain, settings: try settings())
         #expect(decision.failure?.code == .ctTooFewSCTs)
         #expect(decision.transparencyReport?.scts.map(\.status) == [.valid, .fromTheFuture])
@@ -152,13 +160,19 @@ struct CertificateTransparencyTests {
         let retired = CTFixtures.oak.with(state: .init(.retired, since: retirement))
         let logs = [CTFixtures.argon, CTFixtures.nimbus, retired]
         // Oak's SCT predates the retirement, but the certificate's other SCTs (its issuance) do not.
-        let late = try leaf([.init(CTFixtures.argon, time: retirement.addingTimeInterval(60)), .init(retired, time: retirement.addingTimeInterval(-60))])
+        let late = try leaf([
+            .init(CTFixtures.argon, time: retirement.addingTimeInterval(60)),
+            .init(retired, time: retirement.addingTimeInterval(-60)),
+        ])
         for policy in [CertificateTransparencyPolicy.apple, .chrome] {
             let decision = await evaluate(late, settings: try settings(logs, policy: policy))
             #expect(decision.failure?.code == .ctLogNotUsable, "\(policy)")
         }
         // Issued before the retirement: it counts.
-        let early = try leaf([.init(CTFixtures.argon, time: retirement.addingTimeInterval(-120)), .init(retired, time: retirement.addingTimeInterval(-60))])
+        let early = try leaf([
+            .init(CTFixtures.argon, time: retirement.addingTimeInterval(-120)),
+            .init(retired, time: retirement.addingTimeInterval(-60)),
+        ])
         for policy in [CertificateTransparencyPolicy.apple, .chrome] {
             #expect(await evaluate(early, settings: try settings(logs, policy: policy)).failure == nil, "\(policy)")
         }
@@ -181,26 +195,42 @@ struct CertificateTransparencyTests {
         let apple = await evaluate(chain, settings: try settings([CTFixtures.argon, readonly], policy: .apple))
         #expect(apple.failure?.code == .ctLogNotUsable)
         // Chrome counts ReadOnly logs as they are.
-        #expect(await evaluate(chain, settings: try settings([CTFixtures.argon, readonly], policy: .chrome)).failure == nil)
+        #expect(
+            await evaluate(chain, settings: try settings([CTFixtures.argon, readonly], policy: .chrome)).failure == nil
+        )
         let before = try leaf([.init(CTFixtures.argon), .init(readonly, time: frozen.addingTimeInterval(-60))])
-        #expect(await evaluate(before, settings: try settings([CTFixtures.argon, readonly], policy: .apple)).failure == nil)
+        #expect(
+            await evaluate(before, settings: try settings([CTFixtures.argon, readonly], policy: .apple)).failure == nil
+        )
     }
 
     @Test func appleCountsAShardedLogOnlyForCertificatesExpiringInItsInterval() async throws {
         let chain = try leaf([.init(CTFixtures.argon), .init(CTFixtures.oak)])
         let notAfter = chain.leaf.notValidAfter
-        let outside = CTFixtures.oak.with { $0.temporalInterval = notAfter.addingTimeInterval(1)..<notAfter.addingTimeInterval(365 * 86_400) }
-        #expect(await evaluate(chain, settings: try settings([CTFixtures.argon, outside], policy: .apple)).failure?.code == .ctLogNotUsable)
+        let outside = CTFixtures.oak.with {
+            $0.temporalInterval = notAfter.addingTimeInterval(1)..<notAfter.addingTimeInterval(365 * 86_400)
+        }
+        #expect(
+            await evaluate(chain, settings: try settings([CTFixtures.argon, outside], policy: .apple)).failure?.code
+                == .ctLogNotUsable
+        )
         let inside = CTFixtures.oak.with { $0.temporalInterval = notAfter..<notAfter.addingTimeInterval(1) }
-        #expect(await evaluate(chain, settings: try settings([CTFixtures.argon, inside], policy: .apple)).failure == nil)
+        #expect(
+            await evaluate(chain, settings: try settings([CTFixtures.argon, inside], policy: .apple)).failure == nil
+        )
         // Chrome does not look at the interval.
-        #expect(await evaluate(chain, settings: try settings([CTFixtures.argon, outside], policy: .chrome)).failure == nil)
+        #expect(
+            await evaluate(chain, settings: try settings([CTFixtures.argon, outside], policy: .chrome)).failure == nil
+        )
     }
 
     @Test func oneSCTMustComeFromAnRFC6962LogForAppleAndForChromeUntilApril2026() async throws {
         let tiledA = CTFixtures.argon.with { $0.isRFC6962 = false }
         let tiledB = CTFixtures.oak.with { $0.isRFC6962 = false }
-        let chain = try leaf([.init(tiledA), .init(tiledB), .init(CTFixtures.nimbus.with { $0.isRFC6962 = false })], lifetime: 200 * day)
+        let chain = try leaf(
+            [.init(tiledA), .init(tiledB), .init(CTFixtures.nimbus.with { $0.isRFC6962 = false })],
+            lifetime: 200 * day
+        )
         let logs = [tiledA, tiledB, CTFixtures.nimbus.with { $0.isRFC6962 = false }]
         let apple = await evaluate(chain, settings: try settings(logs, policy: .apple))
         #expect(apple.failure?.code == .ctTooFewSCTs)
@@ -208,9 +238,17 @@ struct CertificateTransparencyTests {
         #expect(await evaluate(chain, settings: try settings(logs, policy: .chrome)).failure?.code == .ctTooFewSCTs)
         // From 2026-04-15 Chrome no longer asks for it (the list is a day old then).
         let after = Date(timeIntervalSince1970: 1_776_211_200)
-        let later = await evaluate(chain, settings: try settings(logs, policy: .chrome, listTime: after.addingTimeInterval(-86_400)), at: after)
+        let later = await evaluate(
+            chain,
+            settings: try settings(logs, policy: .chrome, listTime: after.addingTimeInterval(-86_400)),
+            at: after
+        )
         #expect(later.failure == nil)
-        let justBefore = await evaluate(chain, settings: try settings(logs, policy: .chrome, listTime: after.addingTimeInterval(-86_400)), at: after.addingTimeInterval(-1))
+        let justBefore = await evaluate(
+            chain,
+            settings: try settings(logs, policy: .chrome, listTime: after.addingTimeInterval(-86_400)),
+            at: after.addingTimeInterval(-1)
+        )
         #expect(justBefore.failure?.code == .ctTooFewSCTs)
         // One RFC 6962 log among them is enough.
         let mixed = [tiledA, CTFixtures.oak, CTFixtures.nimbus.with { $0.isRFC6962 = false }]
@@ -221,13 +259,17 @@ struct CertificateTransparencyTests {
     @Test func anSCTsOperatorIsTheOneRunningTheLogWhenItWasIssued() async throws {
         // Xenon is Operator A's now, but Operator Z ran it until after the SCT.
         let sctTime = Fixtures.now.addingTimeInterval(-3600)
-        let handedOver = CTFixtures.xenon.with { $0.previousOperators = [.init(name: "Operator Z", endTime: sctTime.addingTimeInterval(60))] }
+        let handedOver = CTFixtures.xenon.with {
+            $0.previousOperators = [.init(name: "Operator Z", endTime: sctTime.addingTimeInterval(60))]
+        }
         let chain = try leaf([.init(CTFixtures.argon, time: sctTime), .init(handedOver, time: sctTime)])
         let decision = await evaluate(chain, settings: try settings([CTFixtures.argon, handedOver], policy: .chrome))
         #expect(decision.failure == nil)
         #expect(decision.transparencyReport?.scts.map(\.operatorName) == ["Operator A", "Operator Z"])
         // Handed over before the SCT: both SCTs are Operator A's.
-        let earlier = CTFixtures.xenon.with { $0.previousOperators = [.init(name: "Operator Z", endTime: sctTime.addingTimeInterval(-60))] }
+        let earlier = CTFixtures.xenon.with {
+            $0.previousOperators = [.init(name: "Operator Z", endTime: sctTime.addingTimeInterval(-60))]
+        }
         let refused = await evaluate(chain, settings: try settings([CTFixtures.argon, earlier], policy: .chrome))
         #expect(refused.failure?.code == .ctTooFewSCTs)
     }
@@ -260,7 +302,9 @@ struct CertificateTransparencyTests {
     }
 
     @Test func twoSCTsFromTheSameLogCountOnce() async throws {
-        let chain = try leaf([.init(CTFixtures.argon), .init(CTFixtures.argon, time: Fixtures.now.addingTimeInterval(-7200))])
+        let chain = try leaf([
+            .init(CTFixtures.argon), .init(CTFixtures.argon, time: Fixtures.now.addingTimeInterval(-7200)),
+        ])
         let decision = await evaluate(chain, settings: try settings())
         #expect(decision.failure?.code == .ctTooFewSCTs)
     }
@@ -334,18 +378,31 @@ struct CertificateTransparencyTests {
         var requirements = ConnectionRequirements(host: "localhost", trustAnchors: pki.trustAnchors)
         requirements.certificateTransparency = try settings(listTime: listTime)
         let cache = TrustDecisionCache()
-        let decision = await ServerTrust().evaluate(presentedChain: chain.derChain, requirements: requirements, now: Fixtures.now, cache: cache)
+        let decision = await ServerTrust().evaluate(
+            presentedChain: chain.derChain,
+            requirements: requirements,
+            now: Fixtures.now,
+            cache: cache
+        )
         #expect(decision.transparencyReport?.result == .compliant)
         #expect(cache.count == 1)
         // Still cached just before the list turns stale, gone just after (the leaf is valid for 89 more days).
         let expiry = listTime.addingTimeInterval(CertificateTransparencySettings.defaultMaximumLogListAge)
-        #expect(cache.lookup(presentedChain: chain.derChain, requirements: requirements, now: expiry.addingTimeInterval(-1)) != nil)
+        #expect(
+            cache.lookup(presentedChain: chain.derChain, requirements: requirements, now: expiry.addingTimeInterval(-1))
+                != nil
+        )
         #expect(cache.lookup(presentedChain: chain.derChain, requirements: requirements, now: expiry) == nil)
 
         // A decision under a stale list is never kept.
         let staleCache = TrustDecisionCache()
         let later = expiry.addingTimeInterval(1)
-        let stale = await ServerTrust().evaluate(presentedChain: chain.derChain, requirements: requirements, now: later, cache: staleCache)
+        let stale = await ServerTrust().evaluate(
+            presentedChain: chain.derChain,
+            requirements: requirements,
+            now: later,
+            cache: staleCache
+        )
         #expect(stale.transparencyReport?.result == .notEnforcedStaleLogList)
         #expect(staleCache.count == 0)
     }
@@ -354,7 +411,10 @@ struct CertificateTransparencyTests {
 
     @Test func theATSKeyTurnsCTOnPerDomainAndARequiringHostWithoutAListIsRefused() throws {
         var policy = TransportSecurityPolicy(trustAnchors: pki.trustAnchors)
-        policy.setException(DomainException(includesSubdomains: true, requiresCertificateTransparency: true), for: "bank.example")
+        policy.setException(
+            DomainException(includesSubdomains: true, requiresCertificateTransparency: true),
+            for: "bank.example"
+        )
         #expect(throws: ServerTrustError(.ctLogListMissing, "")) {
             try policy.requirements(for: URL(string: "https://api.bank.example/")!)
         }
@@ -394,7 +454,9 @@ struct CertificateTransparencyTests {
             #expect(error.keyPath == "$.certificateTransparency.policy")
         }
         let badAge = #"{ "certificateTransparency": { "maximumLogListAgeDays": 0 } }"#
-        #expect(throws: ServerTrustError(.invalidPolicyFile, "")) { try TransportSecurityPolicy(json: Data(badAge.utf8)) }
+        #expect(throws: ServerTrustError(.invalidPolicyFile, "")) {
+            try TransportSecurityPolicy(json: Data(badAge.utf8))
+        }
     }
 }
 
@@ -402,7 +464,13 @@ struct CertificateTransparencyTests {
 @Suite("SCT encoding")
 struct SCTEncodingTests {
     func sample() -> SignedCertificateTimestamp {
-        SignedCertificateTimestamp(logID: Array(repeating: 7, count: 32), timestamp: 1_700_000_000_000, signatureAlgorithm: 3, signature: [1, 2, 3], origin: .tlsExtension)
+        SignedCertificateTimestamp(
+            logID: Array(repeating: 7, count: 32),
+            timestamp: 1_700_000_000_000,
+            signatureAlgorithm: 3,
+            signature: [1, 2, 3],
+            origin: .tlsExtension
+        )
     }
 
     @Test func aListRoundTrips() throws {
@@ -412,13 +480,26 @@ struct SCTEncodingTests {
         #expect(parsed[0].date == Date(timeIntervalSince1970: 1_700_000_000))
     }
 
-    @Test(arguments: [
-        ("empty input", [UInt8]()),
-        ("empty list", [0, 0]),
-        ("truncated list", [0, 10, 0, 1]),
-        ("trailing bytes", SignedCertificateTimestamp.serializeList([SignedCertificateTimestamp(logID: Array(repeating: 7, count: 32), timestamp: 1, signatureAlgorithm: 3, signature: [1], origin: .embedded)]) + [0]),
-        ("empty SCT", [0, 2, 0, 0]),
-    ] as [(String, [UInt8])])
+    @Test(
+        arguments: [
+            ("empty input", [UInt8]()),
+            ("empty list", [0, 0]),
+            ("truncated list", [0, 10, 0, 1]),
+            (
+                "trailing bytes",
+                SignedCertificateTimestamp.serializeList([
+                    SignedCertificateTimestamp(
+                        logID: Array(repeating: 7, count: 32),
+                        timestamp: 1,
+                        signatureAlgorithm: 3,
+                        signature: [1],
+                        origin: .embedded
+                    )
+                ]) + [0]
+            ),
+            ("empty SCT", [0, 2, 0, 0]),
+        ] as [(String, [UInt8])]
+    )
     func malformedListsAreRefused(name: String, bytes: [UInt8]) {
         #expect(throws: ServerTrustError(.ctMalformedSCT, ""), "\(name)") {
             try SignedCertificateTimestamp.parseList(bytes, origin: .embedded)
@@ -429,25 +510,34 @@ struct SCTEncodingTests {
         var v2 = sample().serialized
         v2[0] = 1
         var list: [UInt8] = [0, UInt8(v2.count + 2), 0, UInt8(v2.count)] + v2
-        #expect(throws: ServerTrustError(.ctMalformedSCT, "")) { try SignedCertificateTimestamp.parseList(list, origin: .embedded) }
+        #expect(throws: ServerTrustError(.ctMalformedSCT, "")) {
+            try SignedCertificateTimestamp.parseList(list, origin: .embedded)
+        }
 
         let long = sample().serialized + [9]
         list = [0, UInt8(long.count + 2), 0, UInt8(long.count)] + long
-        #expect(throws: ServerTrustError(.ctMalformedSCT, "")) { try SignedCertificateTimestamp.parseList(list, origin: .embedded) }
+        #expect(throws: ServerTrustError(.ctMalformedSCT, "")) {
+            try SignedCertificateTimestamp.parseList(list, origin: .embedded)
+        }
     }
 
     @Test func aListOfMoreThan32SCTsIsRefused() throws {
         let ok = SignedCertificateTimestamp.serializeList(Array(repeating: sample(), count: 32))
         #expect(try SignedCertificateTimestamp.parseList(ok, origin: .embedded).count == 32)
         let tooMany = SignedCertificateTimestamp.serializeList(Array(repeating: sample(), count: 33))
-        #expect(throws: ServerTrustError(.ctMalformedSCT, "")) { try SignedCertificateTimestamp.parseList(tooMany, origin: .embedded) }
+        #expect(throws: ServerTrustError(.ctMalformedSCT, "")) {
+            try SignedCertificateTimestamp.parseList(tooMany, origin: .embedded)
+        }
     }
 
     @Test func thePrecertificateTBSIsTheCertificatesWithoutItsSCTList() throws {
         let made = try Fixtures.pki.leafWithSCTs(scts: [.init(CTFixtures.argon), .init(CTFixtures.oak)])
         let rebuilt = try SignedCertificateTimestamp.precertificateTBS(of: made.chain.leaf)
         // The precertificate's TBS without the poison is the same bytes (RFC 6962 §3.2).
-        let precertificateTBS = try SignedCertificateTimestamp.tbs(made.precertificate.tbsCertificateBytes, removing: SignedCertificateTimestamp.poisonExtension)
+        let precertificateTBS = try SignedCertificateTimestamp.tbs(
+            made.precertificate.tbsCertificateBytes,
+            removing: SignedCertificateTimestamp.poisonExtension
+        )
         #expect(rebuilt == precertificateTBS)
         #expect(rebuilt != Array(made.chain.leaf.tbsCertificateBytes))
         #expect(made.precertificate.extensions[oid: SignedCertificateTimestamp.poisonExtension]?.critical == true)

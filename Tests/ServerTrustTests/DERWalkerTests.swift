@@ -15,33 +15,49 @@ struct DERWalkerTests {
         for count in 1...3 {
             let logs = Array(CTFixtures.logs.prefix(count))
             let leaf = try Fixtures.pki.leafWithSCTs(scts: logs.map { .init($0) }).chain.leaf
-            let walked = try DERWalker.tbs(leaf.tbsCertificateBytes, removingExtension: SignedCertificateTimestamp.embeddedListExtensionDER)
-            let parsed = try SignedCertificateTimestamp.tbs(leaf.tbsCertificateBytes, removing: SignedCertificateTimestamp.embeddedListExtension)
+            let walked = try DERWalker.tbs(
+                leaf.tbsCertificateBytes,
+                removingExtension: SignedCertificateTimestamp.embeddedListExtensionDER
+            )
+            let parsed = try SignedCertificateTimestamp.tbs(
+                leaf.tbsCertificateBytes,
+                removing: SignedCertificateTimestamp.embeddedListExtension
+            )
             #expect(walked == parsed)
             #expect(walked.count < leaf.tbsCertificateBytes.count)
         }
         // Removing an extension the certificate does not have changes nothing.
         let plain = try Fixtures.pki.validChain().leaf
-        #expect(try DERWalker.tbs(plain.tbsCertificateBytes, removingExtension: SignedCertificateTimestamp.embeddedListExtensionDER) == Array(plain.tbsCertificateBytes))
+        #expect(
+            try DERWalker.tbs(
+                plain.tbsCertificateBytes,
+                removingExtension: SignedCertificateTimestamp.embeddedListExtensionDER
+            ) == Array(plain.tbsCertificateBytes)
+        )
     }
 
     @Test func theSPKIIsTheOneSwiftCertificatesEncodes() throws {
         for identity in [Fixtures.pki.intermediate, Fixtures.pki.rsaIntermediate, Fixtures.pki.root] {
             var serializer = DER.Serializer()
             try serializer.serialize(identity.certificate.publicKey)
-            #expect(Array(try DERWalker.subjectPublicKeyInfo(ofTBS: identity.certificate.tbsCertificateBytes)) == serializer.serializedBytes)
+            #expect(
+                Array(try DERWalker.subjectPublicKeyInfo(ofTBS: identity.certificate.tbsCertificateBytes))
+                    == serializer.serializedBytes
+            )
         }
     }
 
-    @Test(arguments: [
-        ("empty", [UInt8]()),
-        ("truncated", [0x30, 0x05, 0x02, 0x01]),
-        ("indefinite length", [0x30, 0x80, 0x00, 0x00]),
-        ("non-minimal length", [0x30, 0x81, 0x03, 0x02, 0x01, 0x01]),
-        ("high tag number", [0x30, 0x03, 0x1F, 0x01, 0x00]),
-        ("trailing bytes", [0x30, 0x03, 0x02, 0x01, 0x01, 0x00]),
-        ("length beyond the input", [0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF]),
-    ] as [(String, [UInt8])])
+    @Test(
+        arguments: [
+            ("empty", [UInt8]()),
+            ("truncated", [0x30, 0x05, 0x02, 0x01]),
+            ("indefinite length", [0x30, 0x80, 0x00, 0x00]),
+            ("non-minimal length", [0x30, 0x81, 0x03, 0x02, 0x01, 0x01]),
+            ("high tag number", [0x30, 0x03, 0x1F, 0x01, 0x00]),
+            ("trailing bytes", [0x30, 0x03, 0x02, 0x01, 0x01, 0x00]),
+            ("length beyond the input", [0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF]),
+        ] as [(String, [UInt8])]
+    )
     func malformedInputIsRefused(name: String, bytes: [UInt8]) {
         #expect(throws: DERWalker.Malformed.self, "\(name)") {
             try DERWalker.tbs(bytes[...], removingExtension: SignedCertificateTimestamp.embeddedListExtensionDER)
@@ -55,11 +71,16 @@ struct DERWalkerTests {
             #expect(DERWalker.p256Signature(Array(signature.derRepresentation)) == Array(signature.rawRepresentation))
         }
         let one: [UInt8] = [0x02, 0x01, 0x01]
-        #expect(DERWalker.p256Signature([0x30, 0x06] + one + one) == [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [1])
+        #expect(
+            DERWalker.p256Signature([0x30, 0x06] + one + one) == [UInt8](repeating: 0, count: 31) + [1]
+                + [UInt8](repeating: 0, count: 31) + [1]
+        )
         // Negative, needless leading zero, too long, one integer, trailing bytes.
         #expect(DERWalker.p256Signature([0x30, 0x06, 0x02, 0x01, 0x80] + one) == nil)
         #expect(DERWalker.p256Signature([0x30, 0x07, 0x02, 0x02, 0x00, 0x01] + one) == nil)
-        #expect(DERWalker.p256Signature([0x30, 0x25, 0x02, 0x21, 0x01] + [UInt8](repeating: 1, count: 32) + one) == nil)
+        #expect(
+            DERWalker.p256Signature([0x30, 0x25, 0x02, 0x21, 0x01] + [UInt8](repeating: 1, count: 32) + one) == nil
+        )
         #expect(DERWalker.p256Signature([0x30, 0x03] + one) == nil)
         #expect(DERWalker.p256Signature([0x30, 0x06] + one + one + [0]) == nil)
     }

@@ -1,7 +1,7 @@
-public import Foundation
-public import X509
 import Crypto
+public import Foundation
 import SwiftASN1
+public import X509
 
 /// How Certificate Transparency is checked where a ``TransportSecurityPolicy`` requires it: the
 /// log list, the policy (Apple's or Chrome's), and how old the list may be.
@@ -112,7 +112,11 @@ public struct CertificateTransparencyVerifier: Sendable {
     public let maximumLogListAge: TimeInterval
 
     /// Creates a verifier.
-    public init(logList: CertificateTransparencyLogList, policy: CertificateTransparencyPolicy, maximumLogListAge: TimeInterval = CertificateTransparencySettings.defaultMaximumLogListAge) {
+    public init(
+        logList: CertificateTransparencyLogList,
+        policy: CertificateTransparencyPolicy,
+        maximumLogListAge: TimeInterval = CertificateTransparencySettings.defaultMaximumLogListAge
+    ) {
         self.logList = logList
         self.policy = policy
         self.maximumLogListAge = maximumLogListAge
@@ -140,9 +144,14 @@ public struct CertificateTransparencyVerifier: Sendable {
         if now.timeIntervalSince(self.logList.timestamp) >= self.maximumLogListAge {
             let days = Int(now.timeIntervalSince(self.logList.timestamp) / 86_400)
             let report = self.report(
-                host: host, result: .notEnforcedStaleLogList, failure: .ctLogListStale,
-                summary: "the CT log list is \(days) days old (limit \(Int(self.maximumLogListAge / 86_400))): CT not enforced",
-                required: 0, checks: [], now: now
+                host: host,
+                result: .notEnforcedStaleLogList,
+                failure: .ctLogListStale,
+                summary:
+                    "the CT log list is \(days) days old (limit \(Int(self.maximumLogListAge / 86_400))): CT not enforced",
+                required: 0,
+                checks: [],
+                now: now
             )
             return (report, nil)
         }
@@ -156,7 +165,16 @@ public struct CertificateTransparencyVerifier: Sendable {
         let lifetime = leaf.notValidAfter.timeIntervalSince(leaf.notValidBefore)
         let required = self.policy.requiredEmbeddedSCTs(lifetime: lifetime)
         guard !timestamps.isEmpty else {
-            return self.refuse(host: host, ServerTrustError(.ctNoSCTs, "\(host.isEmpty ? "the certificate" : host) presented no signed certificate timestamps"), required: required, checks: [], now: now)
+            return self.refuse(
+                host: host,
+                ServerTrustError(
+                    .ctNoSCTs,
+                    "\(host.isEmpty ? "the certificate" : host) presented no signed certificate timestamps"
+                ),
+                required: required,
+                checks: [],
+                now: now
+            )
         }
 
         var leafDER: [UInt8]?
@@ -164,7 +182,12 @@ public struct CertificateTransparencyVerifier: Sendable {
         // SHA-256 of the issuer's SubjectPublicKeyInfo as encoded in its certificate (reading
         // the bytes is cheaper than re-encoding the parsed key).
         let issuerKeyHash = issuer.map { issuer in
-            Array(SHA256.hash(data: (try? DERWalker.subjectPublicKeyInfo(ofTBS: issuer.tbsCertificateBytes)) ?? ArraySlice(DERBytes.of(issuer.publicKey))))
+            Array(
+                SHA256.hash(
+                    data: (try? DERWalker.subjectPublicKeyInfo(ofTBS: issuer.tbsCertificateBytes))
+                        ?? ArraySlice(DERBytes.of(issuer.publicKey))
+                )
+            )
         }
         var statuses: [SCTCheck.Status] = []
         var verified: [CertificateTransparencyPolicy.Verified] = []
@@ -178,26 +201,48 @@ public struct CertificateTransparencyVerifier: Sendable {
             } else {
                 let data: [UInt8]?
                 if sct.origin == .embedded {
-                    if precertificateTBS == nil { precertificateTBS = try? SignedCertificateTimestamp.precertificateTBS(of: leaf) }
+                    if precertificateTBS == nil {
+                        precertificateTBS = try? SignedCertificateTimestamp.precertificateTBS(of: leaf)
+                    }
                     if let tbs = precertificateTBS, let issuerKeyHash {
-                        data = SignedCertificateTimestamp.signedData(timestamp: sct.timestamp, extensions: sct.extensions, issuerKeyHash: issuerKeyHash, precertificateTBS: tbs)
+                        data = SignedCertificateTimestamp.signedData(
+                            timestamp: sct.timestamp,
+                            extensions: sct.extensions,
+                            issuerKeyHash: issuerKeyHash,
+                            precertificateTBS: tbs
+                        )
                     } else {
                         data = nil
                     }
                 } else {
                     if leafDER == nil { leafDER = DERBytes.of(leaf) }
-                    data = SignedCertificateTimestamp.signedData(timestamp: sct.timestamp, extensions: sct.extensions, certificateDER: leafDER ?? [])
+                    data = SignedCertificateTimestamp.signedData(
+                        timestamp: sct.timestamp,
+                        extensions: sct.extensions,
+                        certificateDER: leafDER ?? []
+                    )
                 }
                 let valid =
                     data.flatMap {
-                        self.logList.verify(logID: sct.logID, hashAlgorithm: sct.hashAlgorithm, signatureAlgorithm: sct.signatureAlgorithm, signature: sct.signature, data: $0)
+                        self.logList.verify(
+                            logID: sct.logID,
+                            hashAlgorithm: sct.hashAlgorithm,
+                            signatureAlgorithm: sct.signatureAlgorithm,
+                            signature: sct.signature,
+                            data: $0
+                        )
                     } ?? false
                 status = valid ? .valid : .invalidSignature
             }
             statuses.append(status)
             if status == .valid, let log { verified.append(.init(index: index, sct: sct, log: log)) }
         }
-        let outcome = self.policy.evaluate(verified, notBefore: leaf.notValidBefore, notAfter: leaf.notValidAfter, now: now)
+        let outcome = self.policy.evaluate(
+            verified,
+            notBefore: leaf.notValidBefore,
+            notAfter: leaf.notValidAfter,
+            now: now
+        )
         let checks = zip(timestamps, statuses).enumerated().map { index, pair in
             let (sct, status) = pair
             let log = self.logList.log(id: sct.logID)
@@ -217,38 +262,77 @@ public struct CertificateTransparencyVerifier: Sendable {
             let reason: ServerTrustError
             let subject = host.isEmpty ? "the certificate" : host
             if checks.contains(where: { $0.status == .invalidSignature }) {
-                reason = ServerTrustError(.ctBadSignature, "\(subject): an SCT's signature does not verify with its log's key (\(shortfall))")
+                reason = ServerTrustError(
+                    .ctBadSignature,
+                    "\(subject): an SCT's signature does not verify with its log's key (\(shortfall))"
+                )
             } else if checks.contains(where: { $0.status == .unknownLog }) {
-                reason = ServerTrustError(.ctUnknownLog, "\(subject): an SCT names a log that is not in the log list (\(shortfall))")
+                reason = ServerTrustError(
+                    .ctUnknownLog,
+                    "\(subject): an SCT names a log that is not in the log list (\(shortfall))"
+                )
             } else if checks.contains(where: { check in
                 check.status == .valid && !check.counts && !checks.contains { $0.counts && $0.logID == check.logID }
             }) {
-                reason = ServerTrustError(.ctLogNotUsable, "\(subject): an SCT's log is not usable under the \(self.policy) CT policy (\(shortfall))")
+                reason = ServerTrustError(
+                    .ctLogNotUsable,
+                    "\(subject): an SCT's log is not usable under the \(self.policy) CT policy (\(shortfall))"
+                )
             } else {
                 reason = ServerTrustError(.ctTooFewSCTs, "\(subject): \(shortfall)")
             }
             return self.refuse(host: host, reason, required: required, checks: checks, now: now)
         }
         let report = self.report(
-            host: host, result: .compliant, failure: nil,
+            host: host,
+            result: .compliant,
+            failure: nil,
             summary: "complies with the \(self.policy) CT policy (\(checks.filter(\.counts).count) SCTs count)",
-            required: required, checks: checks, now: now
+            required: required,
+            checks: checks,
+            now: now
         )
         return (report, nil)
     }
 
-    private func refuse(host: String, _ failure: ServerTrustError, required: Int, checks: [SCTCheck], now: Date) -> (CertificateTransparencyReport, ServerTrustError?) {
-        let report = self.report(host: host, result: .notCompliant, failure: failure.code, summary: failure.message, required: required, checks: checks, now: now)
+    private func refuse(
+        host: String,
+        _ failure: ServerTrustError,
+        required: Int,
+        checks: [SCTCheck],
+        now: Date
+    ) -> (CertificateTransparencyReport, ServerTrustError?) {
+        let report = self.report(
+            host: host,
+            result: .notCompliant,
+            failure: failure.code,
+            summary: failure.message,
+            required: required,
+            checks: checks,
+            now: now
+        )
         return (report, failure)
     }
 
     private func report(
-        host: String, result: CertificateTransparencyReport.Result, failure: ServerTrustError.Code?, summary: String,
-        required: Int, checks: [SCTCheck], now: Date
+        host: String,
+        result: CertificateTransparencyReport.Result,
+        failure: ServerTrustError.Code?,
+        summary: String,
+        required: Int,
+        checks: [SCTCheck],
+        now: Date
     ) -> CertificateTransparencyReport {
         CertificateTransparencyReport(
-            host: host, policy: self.policy, result: result, failureCode: failure?.description, summary: summary,
-            requiredSCTs: required, scts: checks, logListTimestamp: self.logList.timestamp, date: now
+            host: host,
+            policy: self.policy,
+            result: result,
+            failureCode: failure?.description,
+            summary: summary,
+            requiredSCTs: required,
+            scts: checks,
+            logListTimestamp: self.logList.timestamp,
+            date: now
         )
     }
 }

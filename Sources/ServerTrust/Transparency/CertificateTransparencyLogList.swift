@@ -1,5 +1,5 @@
-public import Foundation
 import Crypto
+public import Foundation
 import _CryptoExtras
 
 /// One CT log of a ``CertificateTransparencyLogList``.
@@ -144,12 +144,22 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
         hasher.update(data: Array("\(timestamp.timeIntervalSince1970)|\(version ?? "")".utf8))
         for log in logs {
             hasher.update(data: log.key)
-            hasher.update(data: Array("|\(log.description)|\(log.operatorName)|\(log.isRFC6962)|\(log.logType ?? "")|\(log.previousOperators.map { "\($0.name)@\($0.endTime.timeIntervalSince1970)" })|\(log.state?.kind.rawValue ?? "")|\(log.state?.since.timeIntervalSince1970 ?? 0)|\(log.temporalInterval.map { "\($0.lowerBound.timeIntervalSince1970)-\($0.upperBound.timeIntervalSince1970)" } ?? "")".utf8))
+            hasher.update(
+                data: Array(
+                    "|\(log.description)|\(log.operatorName)|\(log.isRFC6962)|\(log.logType ?? "")|\(log.previousOperators.map { "\($0.name)@\($0.endTime.timeIntervalSince1970)" })|\(log.state?.kind.rawValue ?? "")|\(log.state?.since.timeIntervalSince1970 ?? 0)|\(log.temporalInterval.map { "\($0.lowerBound.timeIntervalSince1970)-\($0.upperBound.timeIntervalSince1970)" } ?? "")"
+                        .utf8
+                )
+            )
         }
         try self.init(timestamp: timestamp, version: version, logs: logs, digest: Array(hasher.finalize()))
     }
 
-    private init(timestamp: Date, version: String?, logs: [CertificateTransparencyLog], digest: [UInt8]) throws(ServerTrustError) {
+    private init(
+        timestamp: Date,
+        version: String?,
+        logs: [CertificateTransparencyLog],
+        digest: [UInt8]
+    ) throws(ServerTrustError) {
         guard logs.count <= Self.maximumLogCount else {
             throw ServerTrustError(.invalidLogList, "the log list has more than \(Self.maximumLogCount) logs")
         }
@@ -181,7 +191,11 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
     ///   and the reason.
     public init(json: Data, timestamp: Date? = nil) throws(ServerTrustError) {
         guard json.count <= Self.maximumSize else {
-            throw ServerTrustError(.invalidLogList, "the log list is larger than \(Self.maximumSize) bytes", keyPath: "$")
+            throw ServerTrustError(
+                .invalidLogList,
+                "the log list is larger than \(Self.maximumSize) bytes",
+                keyPath: "$"
+            )
         }
         let root: JSONValue
         do {
@@ -218,7 +232,13 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
     }
 
     /// Whether `signature` by the log `logID` over `data` verifies; nil when the log is not listed.
-    func verify(logID: [UInt8], hashAlgorithm: UInt8, signatureAlgorithm: UInt8, signature: [UInt8], data: [UInt8]) -> Bool? {
+    func verify(
+        logID: [UInt8],
+        hashAlgorithm: UInt8,
+        signatureAlgorithm: UInt8,
+        signature: [UInt8],
+        data: [UInt8]
+    ) -> Bool? {
         guard let index = self.byID[logID] else { return nil }
         // RFC 6962 §2.1.4: SHA-256 with ECDSA (NIST P-256) or RSA (PKCS #1 v1.5); anything else
         // does not verify.
@@ -249,10 +269,16 @@ private enum LogKey: Sendable {
     func isValid(signatureAlgorithm: UInt8, signature: [UInt8], data: [UInt8]) -> Bool {
         switch (self, signatureAlgorithm) {
         case (.p256(let key), 3):
-            guard let raw = DERWalker.p256Signature(signature), let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: raw) else { return false }
+            guard let raw = DERWalker.p256Signature(signature),
+                let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+            else { return false }
             return key.isValidSignature(parsed, for: data)
         case (.rsa(let key), 1):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: data, padding: .insecurePKCS1v1_5)
+            return key.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature),
+                for: data,
+                padding: .insecurePKCS1v1_5
+            )
         default:
             return false
         }
@@ -267,19 +293,25 @@ private struct LogListReader {
 
     func object(_ value: JSONValue?, _ path: String) throws(ServerTrustError) -> [String: JSONValue] {
         guard let value else { throw self.fail(path, "missing") }
-        guard case .object(let fields) = value else { throw self.fail(path, "expected an object, found \(value.typeName)") }
+        guard case .object(let fields) = value else {
+            throw self.fail(path, "expected an object, found \(value.typeName)")
+        }
         return fields
     }
 
     func array(_ value: JSONValue?, _ path: String) throws(ServerTrustError) -> [JSONValue] {
         guard let value else { throw self.fail(path, "missing") }
-        guard case .array(let items) = value else { throw self.fail(path, "expected an array, found \(value.typeName)") }
+        guard case .array(let items) = value else {
+            throw self.fail(path, "expected an array, found \(value.typeName)")
+        }
         return items
     }
 
     func string(_ value: JSONValue?, _ path: String) throws(ServerTrustError) -> String {
         guard let value else { throw self.fail(path, "missing") }
-        guard case .string(let text) = value else { throw self.fail(path, "expected a string, found \(value.typeName)") }
+        guard case .string(let text) = value else {
+            throw self.fail(path, "expected a string, found \(value.typeName)")
+        }
         return text
     }
 
@@ -305,7 +337,10 @@ private struct LogListReader {
         return Array(data)
     }
 
-    func list(_ root: JSONValue, timestampRequired: Bool) throws(ServerTrustError) -> (Date?, String?, [CertificateTransparencyLog]) {
+    func list(
+        _ root: JSONValue,
+        timestampRequired: Bool
+    ) throws(ServerTrustError) -> (Date?, String?, [CertificateTransparencyLog]) {
         let fields = try self.object(root, "$")
         let timestamp: Date? =
             (timestampRequired || fields["log_list_timestamp"] != nil)
@@ -319,7 +354,9 @@ private struct LogListReader {
             for kind in ["logs", "tiled_logs"] {
                 guard operatorFields[kind] != nil else { continue }
                 for (logIndex, log) in try self.array(operatorFields[kind], "\(path).\(kind)").enumerated() {
-                    logs.append(try self.log(log, "\(path).\(kind)[\(logIndex)]", operatorName: name, isRFC6962: kind == "logs"))
+                    logs.append(
+                        try self.log(log, "\(path).\(kind)[\(logIndex)]", operatorName: name, isRFC6962: kind == "logs")
+                    )
                     guard logs.count <= CertificateTransparencyLogList.maximumLogCount else {
                         throw self.fail(path, "more than \(CertificateTransparencyLogList.maximumLogCount) logs")
                     }
@@ -329,7 +366,12 @@ private struct LogListReader {
         return (timestamp, version, logs)
     }
 
-    func log(_ value: JSONValue, _ path: String, operatorName: String, isRFC6962: Bool) throws(ServerTrustError) -> CertificateTransparencyLog {
+    func log(
+        _ value: JSONValue,
+        _ path: String,
+        operatorName: String,
+        isRFC6962: Bool
+    ) throws(ServerTrustError) -> CertificateTransparencyLog {
         let fields = try self.object(value, path)
         let key = try self.base64(fields["key"], path + ".key")
         let logID = try self.base64(fields["log_id"], path + ".log_id")
@@ -337,7 +379,9 @@ private struct LogListReader {
             throw self.fail(path + ".log_id", "is not the SHA-256 of the log's key")
         }
         // Optional in the schema: a log without one is named by its ID.
-        let description = fields["description"] == nil ? Data(logID).base64EncodedString() : try self.string(fields["description"], path + ".description")
+        let description =
+            fields["description"] == nil
+            ? Data(logID).base64EncodedString() : try self.string(fields["description"], path + ".description")
         var url: String?
         for key in ["url", "submission_url"] {
             if case .string(let text) = fields[key] { url = text }
@@ -349,9 +393,15 @@ private struct LogListReader {
                 throw self.fail(path + ".state", "expected exactly one state")
             }
             guard let kind = CertificateTransparencyLog.State.Kind(rawValue: name) else {
-                throw self.fail(path + ".state." + name, "unknown state (known: \(CertificateTransparencyLog.State.Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw self.fail(
+                    path + ".state." + name,
+                    "unknown state (known: \(CertificateTransparencyLog.State.Kind.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
             }
-            let since = try self.date(try self.object(detail, path + ".state." + name)["timestamp"], path + ".state.\(name).timestamp")
+            let since = try self.date(
+                try self.object(detail, path + ".state." + name)["timestamp"],
+                path + ".state.\(name).timestamp"
+            )
             state = .init(kind, since: since)
         }
         var interval: Range<Date>?
@@ -364,16 +414,29 @@ private struct LogListReader {
         }
         var previous: [CertificateTransparencyLog.PreviousOperator] = []
         if fields["previous_operators"] != nil {
-            for (index, item) in try self.array(fields["previous_operators"], path + ".previous_operators").enumerated() {
+            for (index, item) in try self.array(fields["previous_operators"], path + ".previous_operators").enumerated()
+            {
                 let itemPath = "\(path).previous_operators[\(index)]"
                 let entry = try self.object(item, itemPath)
-                previous.append(.init(name: try self.string(entry["name"], itemPath + ".name"), endTime: try self.date(entry["end_time"], itemPath + ".end_time")))
+                previous.append(
+                    .init(
+                        name: try self.string(entry["name"], itemPath + ".name"),
+                        endTime: try self.date(entry["end_time"], itemPath + ".end_time")
+                    )
+                )
             }
         }
         let logType: String? = if case .string(let text) = fields["log_type"] { text } else { nil }
         return CertificateTransparencyLog(
-            key: key, description: description, operatorName: operatorName, url: url, state: state, temporalInterval: interval,
-            isRFC6962: isRFC6962, logType: logType, previousOperators: previous
+            key: key,
+            description: description,
+            operatorName: operatorName,
+            url: url,
+            state: state,
+            temporalInterval: interval,
+            isRFC6962: isRFC6962,
+            logType: logType,
+            previousOperators: previous
         )
     }
 }

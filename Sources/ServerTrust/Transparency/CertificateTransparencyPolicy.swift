@@ -66,7 +66,9 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
     public init(from decoder: any Decoder) throws {
         let name = try decoder.singleValueContainer().decode(String.self)
         guard let kind = Kind(rawValue: name) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown CT policy"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "unknown CT policy")
+            )
         }
         self.kind = kind
     }
@@ -113,8 +115,12 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
     /// Decides compliance for the verified SCTs of a certificate valid from `notBefore` to `notAfter`.
     func evaluate(_ verified: [Verified], notBefore: Date, notAfter: Date, now: Date) -> Outcome {
         func isCurrent(_ entry: Verified) -> Bool {
-            guard let state = entry.log.state, entry.log.logType == nil || entry.log.logType == "prod" else { return false }
-            if self.kind == .apple, let interval = entry.log.temporalInterval, !interval.contains(notAfter) { return false }
+            guard let state = entry.log.state, entry.log.logType == nil || entry.log.logType == "prod" else {
+                return false
+            }
+            if self.kind == .apple, let interval = entry.log.temporalInterval, !interval.contains(notAfter) {
+                return false
+            }
             switch state.kind {
             case .qualified, .usable: return true
             // Apple: an SCT issued after the log froze cannot be in it.
@@ -127,8 +133,12 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
         // The certificate's issuance: its earliest SCT from a log that is current now.
         let issuance = verified.filter(isCurrent).map(\.sct.date).min()
         func isOnceApproved(_ entry: Verified) -> Bool {
-            guard let state = entry.log.state, state.kind == .retired, entry.log.logType == nil || entry.log.logType == "prod" else { return false }
-            if self.kind == .apple, let interval = entry.log.temporalInterval, !interval.contains(notAfter) { return false }
+            guard let state = entry.log.state, state.kind == .retired,
+                entry.log.logType == nil || entry.log.logType == "prod"
+            else { return false }
+            if self.kind == .apple, let interval = entry.log.temporalInterval, !interval.contains(notAfter) {
+                return false
+            }
             guard let issuance else { return false }
             return entry.sct.date < state.since && issuance < state.since
         }
@@ -173,7 +183,8 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
         let embeddedShortfall: String?
         if embedded.count < required {
             let days = Int((lifetime / 86_400).rounded(.up))
-            embeddedShortfall = "\(embedded.count) embedded SCTs count, from distinct logs; a certificate valid for \(days) days needs \(required)"
+            embeddedShortfall =
+                "\(embedded.count) embedded SCTs count, from distinct logs; a certificate valid for \(days) days needs \(required)"
         } else if operators(embedded) < 2 || counted < required {
             embeddedShortfall = "the embedded SCTs that count come from one log operator; two are required"
         } else if !embedded.contains(where: isCurrent) {
@@ -189,7 +200,8 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
         switch self.kind {
         case .chrome:
             if delivered.count < 2 || operators(delivered) < 2 {
-                deliveredShortfall = "\(delivered.count) SCTs delivered by TLS or OCSP count, from \(operators(delivered)) operators; 2 of each are required"
+                deliveredShortfall =
+                    "\(delivered.count) SCTs delivered by TLS or OCSP count, from \(operators(delivered)) operators; 2 of each are required"
             } else if needsRFC6962, !delivered.contains(where: \.log.isRFC6962) {
                 deliveredShortfall = "no delivered SCT that counts comes from an RFC 6962 log"
             } else {
@@ -198,7 +210,8 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
         case .apple:
             let current = distinct(verified.filter(isCurrent))
             if delivered.isEmpty || current.count < 2 {
-                deliveredShortfall = "\(delivered.count) SCTs delivered by TLS or OCSP count and \(current.count) from currently approved logs in all; 1 and 2 are required"
+                deliveredShortfall =
+                    "\(delivered.count) SCTs delivered by TLS or OCSP count and \(current.count) from currently approved logs in all; 1 and 2 are required"
             } else if !current.contains(where: \.log.isRFC6962) {
                 deliveredShortfall = "no SCT that counts comes from an RFC 6962 log"
             } else {
@@ -209,7 +222,9 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
             if self.kind == .apple { outcome.counting.formUnion(distinct(verified.filter(isCurrent)).map(\.index)) }
             return outcome
         }
-        outcome.shortfall = verified.contains(where: { $0.sct.origin != .embedded }) && embedded.isEmpty ? deliveredShortfall : embeddedShortfall
+        outcome.shortfall =
+            verified.contains(where: { $0.sct.origin != .embedded }) && embedded.isEmpty
+            ? deliveredShortfall : embeddedShortfall
         return outcome
     }
 }

@@ -95,7 +95,9 @@ enum DERWalker {
             guard wrapped.count == 1, wrapped[0].tag == 0x30 else { throw Malformed() }
             var kept: [UInt8] = []
             for ext in try self.children(tbs, of: wrapped[0].content) {
-                guard ext.tag == 0x30, let id = try self.children(tbs, of: ext.content).first, id.tag == 0x06 else { throw Malformed() }
+                guard ext.tag == 0x30, let id = try self.children(tbs, of: ext.content).first, id.tag == 0x06 else {
+                    throw Malformed()
+                }
                 if tbs[id.range].elementsEqual(oid) { continue }
                 kept += tbs[ext.range]
             }
@@ -111,7 +113,8 @@ enum DERWalker {
     /// bytes, nothing after).
     static func p256Signature(_ der: [UInt8]) -> [UInt8]? {
         let bytes = der[...]
-        guard let sequence = try? self.element(bytes, at: 0, end: bytes.count), sequence.tag == 0x30, sequence.range.upperBound == bytes.count,
+        guard let sequence = try? self.element(bytes, at: 0, end: bytes.count), sequence.tag == 0x30,
+            sequence.range.upperBound == bytes.count,
             let parts = try? self.children(bytes, of: sequence.content), parts.count == 2
         else { return nil }
         var raw: [UInt8] = []

@@ -1,7 +1,7 @@
+import Crypto
 public import Foundation
 public import SwiftASN1
 public import X509
-import Crypto
 
 /// A signed certificate timestamp (SCT): a CT log's promise to publish a certificate
 /// (RFC 6962 §3.2), as carried in a certificate, a TLS extension or an OCSP response.
@@ -46,7 +46,9 @@ public struct SignedCertificateTimestamp: Hashable, Sendable {
     /// The OID of the embedded SCT list extension (RFC 6962 §3.3).
     public static let embeddedListExtension: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 2]
     /// The DER encoding of ``embeddedListExtension``.
-    static let embeddedListExtensionDER: [UInt8] = [0x06, 0x0A, 0x2B, 0x06, 0x01, 0x04, 0x01, 0xD6, 0x79, 0x02, 0x04, 0x02]
+    static let embeddedListExtensionDER: [UInt8] = [
+        0x06, 0x0A, 0x2B, 0x06, 0x01, 0x04, 0x01, 0xD6, 0x79, 0x02, 0x04, 0x02,
+    ]
     /// The OID of the precertificate poison extension (RFC 6962 §3.1).
     public static let poisonExtension: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 11129, 2, 4, 3]
     /// The OID of the SCT list extension of an OCSP SingleResponse (RFC 6962 §3.3).
@@ -77,7 +79,10 @@ public struct SignedCertificateTimestamp: Hashable, Sendable {
     /// - Throws: ``ServerTrustError/Code/ctMalformedSCT`` for a truncated or overlong list, an
     ///   empty list or SCT, a list of more than ``maximumListCount`` SCTs, an SCT of a version
     ///   other than v1, or bytes left over anywhere.
-    public static func parseList(_ bytes: some Collection<UInt8>, origin: Origin) throws(ServerTrustError) -> [SignedCertificateTimestamp] {
+    public static func parseList(
+        _ bytes: some Collection<UInt8>,
+        origin: Origin
+    ) throws(ServerTrustError) -> [SignedCertificateTimestamp] {
         var reader = TLSReader(Array(bytes))
         let list = try reader.vector(lengthBytes: 2, what: "the SCT list")
         guard reader.isAtEnd else { throw malformed("bytes follow the SCT list") }
@@ -223,7 +228,8 @@ public struct SignedCertificateTimestamp: Hashable, Sendable {
                     case .constructed(let extensions) = list.content
                 else { throw ASN1Error.invalidASN1Object(reason: "bad extensions") }
                 let kept = try extensions.filter { ext in
-                    guard case .constructed(let parts) = ext.content, let first = parts.first(where: { _ in true }) else {
+                    guard case .constructed(let parts) = ext.content, let first = parts.first(where: { _ in true })
+                    else {
                         throw ASN1Error.invalidASN1Object(reason: "bad extension")
                     }
                     return try ASN1ObjectIdentifier(derEncoded: first) != oid
