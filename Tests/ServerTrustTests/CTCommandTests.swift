@@ -8,30 +8,8 @@ import Testing
 struct CTCommandTests {
     typealias TemporaryDirectory = CertificateFileTests.TemporaryDirectory
 
-    func binary() throws -> String {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-            "securenet"
-        )
-        let candidates = [binary.path, FileManager.default.currentDirectoryPath + "/.build/debug/securenet"]
-        return try #require(
-            candidates.first(where: FileManager.default.isExecutableFile(atPath:)),
-            "securenet was not built"
-        )
-    }
-
     func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try self.binary())
-        process.arguments = ["ct"] + arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        try CertificateFileTests.run(try CertificateFileTests.securenet(), arguments, subcommand: "ct")
     }
 
     let at = "2026-01-01T00:00:00Z"  // TestPKI's reference time

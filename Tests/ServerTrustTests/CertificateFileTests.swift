@@ -56,9 +56,7 @@ struct CertificateFileTests {
     }
 
     @Test func securenetPinsPrintsEachCertificateAndFailsOnBadFiles() throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("securenet")
-        let candidates = [binary.path, FileManager.default.currentDirectoryPath + "/.build/debug/securenet"]
-        let path = try #require(candidates.first(where: FileManager.default.isExecutableFile(atPath:)), "securenet was not built")
+        let path = try Self.securenet()
         let directory = try TemporaryDirectory()
         let chain = try pki.validChain()
         let pem = try directory.write("chain.pem", Array(chain.pem.utf8))
@@ -76,10 +74,18 @@ struct CertificateFileTests {
         #expect(bad.output.contains(chain.pins[0].description))  // the good file is still printed
     }
 
-    static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+    /// The built `securenet` executable.
+    static func securenet() throws -> String {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("securenet")
+        let candidates = [binary.path, FileManager.default.currentDirectoryPath + "/.build/debug/securenet"]
+        return try #require(candidates.first(where: FileManager.default.isExecutableFile(atPath:)), "securenet was not built")
+    }
+
+    /// Runs `securenet pins` (or, with `subcommand`, another subcommand) with `arguments`.
+    static func run(_ path: String, _ arguments: [String], subcommand: String = "pins") throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["pins"] + arguments
+        process.arguments = [subcommand] + arguments
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

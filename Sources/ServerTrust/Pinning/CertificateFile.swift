@@ -24,12 +24,7 @@ public struct CertificateFile: Sendable {
     /// Reads a file holding one or more PEM certificates, or one DER certificate.
     /// - Throws: ``ServerTrustError/Code/unreadableFile`` or ``ServerTrustError/Code/notACertificate``.
     public init(path: String) throws(ServerTrustError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ServerTrustError(.unreadableFile, "cannot read '\(path)'")
-        }
+        let data = try readFile(path, what: "the certificate file")
         do {
             try self.init(bytes: Array(data))
         } catch {

@@ -5,13 +5,7 @@ extension TransportSecurityPolicy {
     /// - Throws: ``ServerTrustError/Code/unreadableFile``, or ``ServerTrustError/Code/invalidPolicyFile``
     ///   as ``init(json:)`` does.
     public init(contentsOfFile path: String) throws(ServerTrustError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ServerTrustError(.unreadableFile, "cannot read the policy file '\(path)'")
-        }
-        try self.init(json: data)
+        try self.init(json: try readFile(path, what: "the policy file"))
     }
 
     /// Parses a JSON policy. Every key is optional and defaults to the strict setting:
@@ -53,19 +47,34 @@ extension TransportSecurityPolicy {
     ///   text is not JSON, an unknown key, a wrong type, a bad TLS version, host pattern, pin or
     ///   date, or an enforced pin set without a backup pin.
     public init(json: Data) throws(ServerTrustError) {
-        let root: JSONValue
-        do {
-            root = try JSONDecoder().decode(JSONValue.self, from: json)
-        } catch {
-            throw ServerTrustError(.invalidPolicyFile, "$: the policy is not valid JSON", keyPath: "$")
-        }
+        let root = try JSONValue.parse(json, failing: .invalidPolicyFile, what: "the policy")
         var reader = PolicyReader()
         self = try reader.policy(root)
     }
 }
 
+/// The contents of the file at `path`.
+/// - Throws: ``ServerTrustError/Code/unreadableFile`` naming `what` and the path.
+func readFile(_ path: String, what: String) throws(ServerTrustError) -> Data {
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        throw ServerTrustError(.unreadableFile, "cannot read \(what) '\(path)'")
+    }
+}
+
 /// A JSON value, decoded without Foundation's loose conversions (a number is never a Bool).
 enum JSONValue: Decodable {
+    /// The JSON text in `data`.
+    /// - Throws: a ServerTrustError with `code`, at key path `$`, when it is not JSON.
+    static func parse(_ data: Data, failing code: ServerTrustError.Code, what: String) throws(ServerTrustError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw ServerTrustError(code, "$: \(what) is not valid JSON", keyPath: "$")
+        }
+    }
+
     case null
     case bool(Bool)
     case number(Double)

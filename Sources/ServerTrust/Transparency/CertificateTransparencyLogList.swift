@@ -197,12 +197,7 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
                 keyPath: "$"
             )
         }
-        let root: JSONValue
-        do {
-            root = try JSONDecoder().decode(JSONValue.self, from: json)
-        } catch {
-            throw ServerTrustError(.invalidLogList, "$: the log list is not valid JSON", keyPath: "$")
-        }
+        let root = try JSONValue.parse(json, failing: .invalidLogList, what: "the log list")
         let reader = LogListReader()
         let (listed, version, logs) = try reader.list(root, timestampRequired: timestamp == nil)
         guard let when = timestamp ?? listed else {
@@ -217,13 +212,7 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
     /// Reads a v3 log list from a file.
     /// - Throws: ``ServerTrustError/Code/unreadableFile``, or as ``init(json:)``.
     public init(contentsOfFile path: String, timestamp: Date? = nil) throws(ServerTrustError) {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw ServerTrustError(.unreadableFile, "cannot read the log list '\(path)'")
-        }
-        try self.init(json: data, timestamp: timestamp)
+        try self.init(json: try readFile(path, what: "the log list"), timestamp: timestamp)
     }
 
     /// The log with `logID`, if listed.
