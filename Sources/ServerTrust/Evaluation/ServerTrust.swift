@@ -267,8 +267,7 @@ public struct ServerTrust: Sendable {
             return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil, transparencyReport: transparencyReport)
         }
         let served = chain.map(Pin.init(certificate:))
-        let known = Set(pins.pins)
-        if served.contains(where: known.contains) {
+        if pins.matches(servedChainPins: served) {
             return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil, transparencyReport: transparencyReport)
         }
 

@@ -39,6 +39,10 @@ extension TransportSecurityPolicy {
     /// }
     /// ```
     ///
+    /// A pin set gives `pins` (matching any certificate of the validated chain), or `caPins`
+    /// and/or `leafPins` with the meaning of ATS's `NSPinnedCAIdentities` and
+    /// `NSPinnedLeafIdentities` (see ``PinSet/init(certificateAuthorityPins:leafPins:expiration:mode:)``).
+    ///
     /// The CT log list is not part of the file: set ``certificateTransparency``'s `logList` in
     /// code (from a list the app ships or fetches). A host that requires CT without one is
     /// refused.
@@ -137,7 +141,7 @@ private struct PolicyReader {
         "includesSubdomains", "minimumTLSVersion", "requiresForwardSecrecy", "allowsInsecureHTTPLoads", "pins", "cipherSuites",
         "requiresCertificateTransparency",
     ]
-    static let pinSetKeys: Set<String> = ["pins", "expiration", "reportOnly"]
+    static let pinSetKeys: Set<String> = ["pins", "caPins", "leafPins", "expiration", "reportOnly"]
 
     func fail(_ path: String, _ reason: String) -> ServerTrustError {
         ServerTrustError(.invalidPolicyFile, "\(path): \(reason)", keyPath: path)
@@ -257,21 +261,14 @@ private struct PolicyReader {
 
     func pinSet(_ value: JSONValue, _ path: String) throws(ServerTrustError) -> PinSet {
         let fields = try self.object(value, path, allowed: Self.pinSetKeys)
-        guard let list = fields["pins"] else { throw self.fail(path + ".pins", "missing: a pin set needs its pins") }
-        guard case .array(let items) = list else {
-            throw self.fail(path + ".pins", "expected an array of pins, found \(list.typeName)")
+        let scoped = fields["caPins"] != nil || fields["leafPins"] != nil
+        if scoped, fields["pins"] != nil {
+            throw self.fail(path + ".pins", "give pins (any certificate of the chain), or caPins and/or leafPins (as ATS's NSPinnedDomains), not both")
         }
-        var pins: [Pin] = []
-        for (index, item) in items.enumerated() {
-            guard case .string(let text) = item else {
-                throw self.fail(path + ".pins[\(index)]", "expected a string, found \(item.typeName)")
-            }
-            do {
-                pins.append(try Pin(text))
-            } catch {
-                throw self.fail(path + ".pins[\(index)]", error.message)
-            }
-        }
+        guard scoped || fields["pins"] != nil else { throw self.fail(path + ".pins", "missing: a pin set needs its pins") }
+        let pins = try self.pinList(fields, "pins", path)
+        let caPins = try self.pinList(fields, "caPins", path)
+        let leafPins = try self.pinList(fields, "leafPins", path)
         var expiration: Date?
         if let text = try self.string(fields, "expiration", path) {
             guard let date = ISO8601DateFormatter().date(from: text) else {
@@ -280,10 +277,32 @@ private struct PolicyReader {
             expiration = date
         }
         let reportOnly = try self.bool(fields, "reportOnly", path) ?? false
+        let mode: PinSet.Mode = reportOnly ? .reportOnly : .enforce
         do {
-            return try PinSet(pins: pins, expiration: expiration, mode: reportOnly ? .reportOnly : .enforce)
+            if scoped { return try PinSet(certificateAuthorityPins: caPins, leafPins: leafPins, expiration: expiration, mode: mode) }
+            return try PinSet(pins: pins, expiration: expiration, mode: mode)
         } catch {
-            throw self.fail(path + ".pins", error.message)
+            throw self.fail(path + (scoped ? "" : ".pins"), error.message)
         }
+    }
+
+    /// The pins under `key` (none when the key is absent).
+    func pinList(_ fields: [String: JSONValue], _ key: String, _ path: String) throws(ServerTrustError) -> [Pin] {
+        guard let list = fields[key] else { return [] }
+        guard case .array(let items) = list else {
+            throw self.fail("\(path).\(key)", "expected an array of pins, found \(list.typeName)")
+        }
+        var pins: [Pin] = []
+        for (index, item) in items.enumerated() {
+            guard case .string(let text) = item else {
+                throw self.fail("\(path).\(key)[\(index)]", "expected a string, found \(item.typeName)")
+            }
+            do {
+                pins.append(try Pin(text))
+            } catch {
+                throw self.fail("\(path).\(key)[\(index)]", error.message)
+            }
+        }
+        return pins
     }
 }
