@@ -24,32 +24,46 @@ struct ScopedPinTests {
         let pins = try PinSet(certificateAuthorityPins: [chain.pins[0], pki.untrustedRoot.pin], leafPins: [])
         #expect(try await evaluate(chain, pins: pins).failure?.code == .pinMismatch)
         // The same pins unscoped match the leaf.
-        #expect(try await evaluate(chain, pins: try PinSet(pins: [chain.pins[0], pki.untrustedRoot.pin])).failure == nil)
+        #expect(
+            try await evaluate(chain, pins: try PinSet(pins: [chain.pins[0], pki.untrustedRoot.pin])).failure == nil
+        )
     }
 
     @Test func leafPinsMatchTheLeafOnly() async throws {
         let chain = try pki.validChain()
         let leaf = try PinSet(certificateAuthorityPins: [], leafPins: [chain.pins[0], pki.untrustedRoot.pin])
         #expect(try await evaluate(chain, pins: leaf).failure == nil)
-        let intermediateAsLeaf = try PinSet(certificateAuthorityPins: [], leafPins: [pki.intermediate.pin, pki.root.pin])
+        let intermediateAsLeaf = try PinSet(
+            certificateAuthorityPins: [],
+            leafPins: [pki.intermediate.pin, pki.root.pin]
+        )
         #expect(try await evaluate(chain, pins: intermediateAsLeaf).failure?.code == .pinMismatch)
     }
 
     @Test func bothGroupsMustMatch() async throws {
         let chain = try pki.validChain()
         let other = try pki.validChain()  // another leaf key under the same CA
-        let both = try PinSet(certificateAuthorityPins: [pki.intermediate.pin, pki.root.pin], leafPins: [chain.pins[0], pki.untrustedRoot.pin])
+        let both = try PinSet(
+            certificateAuthorityPins: [pki.intermediate.pin, pki.root.pin],
+            leafPins: [chain.pins[0], pki.untrustedRoot.pin]
+        )
         #expect(try await evaluate(chain, pins: both).failure == nil)
         let decision = try await evaluate(other, pins: both)
         #expect(decision.failure?.code == .pinMismatch)  // the CA matches, the leaf does not
-        let wrongCA = try PinSet(certificateAuthorityPins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin], leafPins: [chain.pins[0], other.pins[0]])
+        let wrongCA = try PinSet(
+            certificateAuthorityPins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin],
+            leafPins: [chain.pins[0], other.pins[0]]
+        )
         #expect(try await evaluate(chain, pins: wrongCA).failure?.code == .pinMismatch)  // the leaf matches, the CA does not
     }
 
     @Test func everyEnforcedGroupNeedsABackup() throws {
         let pki = self.pki
         #expect(throws: ServerTrustError(.missingBackupPin, "")) {
-            try PinSet(certificateAuthorityPins: [pki.intermediate.pin, pki.root.pin], leafPins: [pki.untrustedRoot.pin])
+            try PinSet(
+                certificateAuthorityPins: [pki.intermediate.pin, pki.root.pin],
+                leafPins: [pki.untrustedRoot.pin]
+            )
         }
         #expect(throws: ServerTrustError(.invalidPin, "")) { try PinSet(certificateAuthorityPins: [], leafPins: []) }
         // Report-only: one pin is enough.
@@ -65,9 +79,16 @@ struct ScopedPinTests {
         let policy = try TransportSecurityPolicy(json: Data(json.utf8))
         let pins = try #require(policy.pinning.rule(for: "api.example.com")?.pins)
         #expect(pins.groups.map(\.scope) == [.certificateAuthority, .leaf])
-        #expect(pins == (try PinSet(certificateAuthorityPins: [pki.intermediate.pin, pki.root.pin], leafPins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin])))
+        #expect(
+            pins
+                == (try PinSet(
+                    certificateAuthorityPins: [pki.intermediate.pin, pki.root.pin],
+                    leafPins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin]
+                ))
+        )
 
-        let both = #"{"pinnedDomains": {"a.example": {"pins": ["\#(pki.root.pin)", "\#(pki.intermediate.pin)"], "caPins": ["\#(pki.root.pin)", "\#(pki.intermediate.pin)"]}}}"#
+        let both =
+            #"{"pinnedDomains": {"a.example": {"pins": ["\#(pki.root.pin)", "\#(pki.intermediate.pin)"], "caPins": ["\#(pki.root.pin)", "\#(pki.intermediate.pin)"]}}}"#
         do {
             _ = try TransportSecurityPolicy(json: Data(both.utf8))
             Issue.record("pins and caPins together were accepted")

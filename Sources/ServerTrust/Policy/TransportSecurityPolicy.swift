@@ -6,7 +6,9 @@ public import Foundation
 /// or more, EC keys of 256 bits or more, SHA-2 signatures, the system's trust roots, no pins.
 /// Exceptions are per domain and explicit.
 public struct TransportSecurityPolicy: Hashable, Sendable {
-    /// Allow plain HTTP to every host.
+    /// Allow plain HTTP to every host without an exception. As ATS's `NSAllowsArbitraryLoads`, it
+    /// does not touch the domains of ``exceptionDomains``: their own `allowsInsecureHTTPLoads`
+    /// decides.
     /// - Important: this removes transport security for every host without an exception. It
     ///   is listed in ``securityWarnings`` so that transports can log it loudly. TLS connections
     ///   keep their requirements.
@@ -90,8 +92,9 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
         case "https":
             break
         case "http":
+            // ATS: "Domains you specify in [NSExceptionDomains] aren't affected by" NSAllowsArbitraryLoads.
             let allowed =
-                self.allowsArbitraryLoads || exception?.allowsInsecureHTTPLoads == true
+                (exception.map(\.allowsInsecureHTTPLoads) ?? self.allowsArbitraryLoads)
                 || (self.allowsLocalNetworking && Self.isLocal(host))
             guard allowed else {
                 throw ServerTrustError(
