@@ -9,7 +9,7 @@ struct SecureNet: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "securenet",
         abstract: "SecureNetworking's command-line tool: the end-to-end demo, a local reference auth server, certificate pins and Certificate Transparency.",
-        subcommands: [Demo.self, Serve.self, Pins.self, Transparency.self]
+        subcommands: [Demo.self, Serve.self, Pins.self, Transparency.self, PolicyCommand.self]
     )
 }
 

@@ -82,10 +82,18 @@ struct CertificateFileTests {
     }
 
     /// Runs `securenet pins` (or, with `subcommand`, another subcommand) with `arguments`.
-    static func run(_ path: String, _ arguments: [String], subcommand: String = "pins") throws -> (status: Int32, output: String, error: String) {
+    static func run(
+        _ path: String,
+        _ arguments: [String],
+        subcommand: String = "pins",
+        environment: [String: String] = [:]
+    ) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = [subcommand] + arguments
+        process.arguments = subcommand.split(separator: " ").map(String.init) + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let error = Pipe()
         process.standardOutput = output

@@ -68,7 +68,8 @@ struct InfoPlistPolicyTests {
     }
 
     @Test func arbitraryLoadsAllowPlainHTTPExceptToExceptionDomains() throws {
-        let read = try Self.read("""
+        let read = try Self.read(
+            """
             \t\t<key>NSAllowsArbitraryLoads</key>
             \t\t<true/>
             \t\t<key>NSExceptionDomains</key>
@@ -79,7 +80,8 @@ struct InfoPlistPolicyTests {
             \t\t\t\t<true/>
             \t\t\t</dict>
             \t\t</dict>
-            """)
+            """
+        )
         #expect(read.policy.allowsArbitraryLoads)
         #expect(requirements(read.policy, "http://news.example/") != nil)
         // "Domains you specify in that dictionary aren't affected by this key's value."
@@ -88,19 +90,31 @@ struct InfoPlistPolicyTests {
         #expect(read.warnings.isEmpty)
     }
 
-    @Test(arguments: ["NSAllowsLocalNetworking", "NSAllowsArbitraryLoadsInWebContent", "NSAllowsArbitraryLoadsForMedia"])
+    @Test(arguments: [
+        "NSAllowsLocalNetworking", "NSAllowsArbitraryLoadsInWebContent", "NSAllowsArbitraryLoadsForMedia",
+    ])
     func arbitraryLoadsAreIgnoredBesideTheNewerKeys(key: String) throws {
-        let read = try Self.read("""
+        let read = try Self.read(
+            """
             \t\t<key>NSAllowsArbitraryLoads</key>
             \t\t<true/>
             \t\t<key>\(key)</key>
             \t\t<true/>
-            """)
+            """
+        )
         #expect(!read.policy.allowsArbitraryLoads)
         #expect(read.policy.allowsLocalNetworking == (key == "NSAllowsLocalNetworking"))
-        #expect(read.warnings.contains { $0.keyPath == "NSAppTransportSecurity.NSAllowsArbitraryLoads" && $0.message.contains(key) })
+        #expect(
+            read.warnings.contains {
+                $0.keyPath == "NSAppTransportSecurity.NSAllowsArbitraryLoads" && $0.message.contains(key)
+            }
+        )
         if key != "NSAllowsLocalNetworking" {
-            #expect(read.warnings.contains { $0.keyPath == "NSAppTransportSecurity.\(key)" && $0.message.contains("not applicable") })
+            #expect(
+                read.warnings.contains {
+                    $0.keyPath == "NSAppTransportSecurity.\(key)" && $0.message.contains("not applicable")
+                }
+            )
         }
     }
 
@@ -120,19 +134,52 @@ struct InfoPlistPolicyTests {
 
     static let exceptionCases: [ExceptionCase] = [
         .init(key: "NSIncludesSubdomains", value: "<true/>", expected: DomainException(includesSubdomains: true)),
-        .init(key: "NSExceptionAllowsInsecureHTTPLoads", value: "<true/>", expected: DomainException(allowsInsecureHTTPLoads: true)),
-        .init(key: "NSExceptionMinimumTLSVersion", value: "<string>TLSv1.0</string>", expected: DomainException(minimumTLSVersion: .v1_0)),
-        .init(key: "NSExceptionMinimumTLSVersion", value: "<string>TLSv1.3</string>", expected: DomainException(minimumTLSVersion: .v1_3)),
-        .init(key: "NSExceptionRequiresForwardSecrecy", value: "<false/>", expected: DomainException(requiresForwardSecrecy: false)),
-        .init(key: "NSRequiresCertificateTransparency", value: "<true/>", expected: DomainException(requiresCertificateTransparency: true)),
-        .init(key: "NSThirdPartyExceptionAllowsInsecureHTTPLoads", value: "<true/>", expected: DomainException(allowsInsecureHTTPLoads: true)),
-        .init(key: "NSThirdPartyExceptionMinimumTLSVersion", value: "<string>TLSv1.1</string>", expected: DomainException(minimumTLSVersion: .v1_1)),
-        .init(key: "NSThirdPartyExceptionRequiresForwardSecrecy", value: "<false/>", expected: DomainException(requiresForwardSecrecy: false)),
+        .init(
+            key: "NSExceptionAllowsInsecureHTTPLoads",
+            value: "<true/>",
+            expected: DomainException(allowsInsecureHTTPLoads: true)
+        ),
+        .init(
+            key: "NSExceptionMinimumTLSVersion",
+            value: "<string>TLSv1.0</string>",
+            expected: DomainException(minimumTLSVersion: .v1_0)
+        ),
+        .init(
+            key: "NSExceptionMinimumTLSVersion",
+            value: "<string>TLSv1.3</string>",
+            expected: DomainException(minimumTLSVersion: .v1_3)
+        ),
+        .init(
+            key: "NSExceptionRequiresForwardSecrecy",
+            value: "<false/>",
+            expected: DomainException(requiresForwardSecrecy: false)
+        ),
+        .init(
+            key: "NSRequiresCertificateTransparency",
+            value: "<true/>",
+            expected: DomainException(requiresCertificateTransparency: true)
+        ),
+        .init(
+            key: "NSThirdPartyExceptionAllowsInsecureHTTPLoads",
+            value: "<true/>",
+            expected: DomainException(allowsInsecureHTTPLoads: true)
+        ),
+        .init(
+            key: "NSThirdPartyExceptionMinimumTLSVersion",
+            value: "<string>TLSv1.1</string>",
+            expected: DomainException(minimumTLSVersion: .v1_1)
+        ),
+        .init(
+            key: "NSThirdPartyExceptionRequiresForwardSecrecy",
+            value: "<false/>",
+            expected: DomainException(requiresForwardSecrecy: false)
+        ),
     ]
 
     @Test(arguments: exceptionCases)
     func eachExceptionKey(_ testCase: ExceptionCase) throws {
-        let read = try Self.read("""
+        let read = try Self.read(
+            """
             \t\t<key>NSExceptionDomains</key>
             \t\t<dict>
             \t\t\t<key>legacy.example</key>
@@ -141,13 +188,15 @@ struct InfoPlistPolicyTests {
             \t\t\t\t\(testCase.value)
             \t\t\t</dict>
             \t\t</dict>
-            """)
+            """
+        )
         #expect(read.policy.exception(for: "legacy.example") == testCase.expected)
         #expect(read.warnings.isEmpty)
     }
 
     @Test func theFirstPartyKeyWinsOverItsThirdPartyVariant() throws {
-        let read = try Self.read("""
+        let read = try Self.read(
+            """
             \t\t<key>NSExceptionDomains</key>
             \t\t<dict>
             \t\t\t<key>legacy.example</key>
@@ -158,7 +207,8 @@ struct InfoPlistPolicyTests {
             \t\t\t\t<string>TLSv1.0</string>
             \t\t\t</dict>
             \t\t</dict>
-            """)
+            """
+        )
         #expect(read.policy.exception(for: "legacy.example")?.minimumTLSVersion == .v1_2)
     }
 
@@ -176,34 +226,53 @@ struct InfoPlistPolicyTests {
 
     static func identities(_ key: String, _ pins: [Pin]) -> String {
         "\t\t\t\t<key>\(key)</key>\n\t\t\t\t<array>\n"
-            + pins.map { "\t\t\t\t\t<dict>\n\t\t\t\t\t\t<key>SPKI-SHA256-BASE64</key>\n\t\t\t\t\t\t<string>\($0.base64)</string>\n\t\t\t\t\t</dict>" }
+            + pins.map {
+                "\t\t\t\t\t<dict>\n\t\t\t\t\t\t<key>SPKI-SHA256-BASE64</key>\n\t\t\t\t\t\t<string>\($0.base64)</string>\n\t\t\t\t\t</dict>"
+            }
             .joined(separator: "\n") + "\n\t\t\t\t</array>"
     }
 
     @Test func pinnedDomainsGiveCAAndLeafPins() throws {
         let ca = [Self.pki.intermediate.pin, Self.pki.root.pin]
         let leaf = [Self.pki.untrustedRoot.pin, Self.pki.untrustedIntermediate.pin]
-        let both = try Self.read(Self.pinned(Self.identities("NSPinnedCAIdentities", ca) + "\n" + Self.identities("NSPinnedLeafIdentities", leaf)))
+        let both = try Self.read(
+            Self.pinned(
+                Self.identities("NSPinnedCAIdentities", ca) + "\n" + Self.identities("NSPinnedLeafIdentities", leaf)
+            )
+        )
         let rule = try #require(both.policy.pinning.rule(for: "api.example.com"))
         #expect(rule.pattern.description == "api.example.com")
         #expect(rule.pins == (try PinSet(certificateAuthorityPins: ca, leafPins: leaf)))
         #expect(both.policy.pinning.rule(for: "www.api.example.com") == nil)
 
-        let subdomains = try Self.read(Self.pinned("\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" + Self.identities("NSPinnedCAIdentities", ca)))
+        let subdomains = try Self.read(
+            Self.pinned(
+                "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n"
+                    + Self.identities("NSPinnedCAIdentities", ca)
+            )
+        )
         #expect(subdomains.policy.pinning.rule(for: "www.api.example.com")?.pattern.description == "**.api.example.com")
-        #expect(subdomains.policy.pinning.rule(for: "api.example.com")?.pins.groups.map(\.scope) == [.certificateAuthority])
+        #expect(
+            subdomains.policy.pinning.rule(for: "api.example.com")?.pins.groups.map(\.scope) == [.certificateAuthority]
+        )
     }
 
     @Test func importedPinsHaveATSsMeaningInAnEvaluation() async throws {
         let chain = try Self.pki.validChain()
-        let leafOnly = try Self.read(Self.pinned(Self.identities("NSPinnedLeafIdentities", [chain.pins[0], Self.pki.untrustedRoot.pin]), domain: "localhost"))
+        let leafOnly = try Self.read(
+            Self.pinned(
+                Self.identities("NSPinnedLeafIdentities", [chain.pins[0], Self.pki.untrustedRoot.pin]),
+                domain: "localhost"
+            )
+        )
         let rule = try #require(leafOnly.policy.pinning.rule(for: "localhost"))
         #expect(try await evaluate(chain, pins: rule.pins).failure == nil)
         #expect(try await evaluate(try Self.pki.validChain(), pins: rule.pins).failure?.code == .pinMismatch)
     }
 
     @Test func unknownKeysAreWarnings() throws {
-        let read = try Self.read("""
+        let read = try Self.read(
+            """
             \t\t<key>NSAllowsArbitraryLoadsEverywhere</key>
             \t\t<true/>
             \t\t<key>NSExceptionDomains</key>
@@ -214,20 +283,32 @@ struct InfoPlistPolicyTests {
             \t\t\t\t<true/>
             \t\t\t</dict>
             \t\t</dict>
-            """)
-        #expect(read.warnings.map(\.keyPath) == [
-            "NSAppTransportSecurity.NSAllowsArbitraryLoadsEverywhere",
-            "NSAppTransportSecurity.NSExceptionDomains[\"a.example\"].NSTemporaryExceptionAllowsInsecureHTTPLoads",
-        ])
+            """
+        )
+        #expect(
+            read.warnings.map(\.keyPath) == [
+                "NSAppTransportSecurity.NSAllowsArbitraryLoadsEverywhere",
+                "NSAppTransportSecurity.NSExceptionDomains[\"a.example\"].NSTemporaryExceptionAllowsInsecureHTTPLoads",
+            ]
+        )
         #expect(read.policy.exception(for: "a.example") == DomainException())
     }
 
     // MARK: - Errors
 
     static let refusals: [(String, String, String)] = [
-        ("an integer for a boolean", "\t\t<key>NSAllowsArbitraryLoads</key>\n\t\t<integer>1</integer>", "NSAppTransportSecurity.NSAllowsArbitraryLoads"),
-        ("a string for a boolean", "\t\t<key>NSAllowsLocalNetworking</key>\n\t\t<string>YES</string>", "NSAppTransportSecurity.NSAllowsLocalNetworking"),
-        ("exceptions not a dictionary", "\t\t<key>NSExceptionDomains</key>\n\t\t<array/>", "NSAppTransportSecurity.NSExceptionDomains"),
+        (
+            "an integer for a boolean", "\t\t<key>NSAllowsArbitraryLoads</key>\n\t\t<integer>1</integer>",
+            "NSAppTransportSecurity.NSAllowsArbitraryLoads"
+        ),
+        (
+            "a string for a boolean", "\t\t<key>NSAllowsLocalNetworking</key>\n\t\t<string>YES</string>",
+            "NSAppTransportSecurity.NSAllowsLocalNetworking"
+        ),
+        (
+            "exceptions not a dictionary", "\t\t<key>NSExceptionDomains</key>\n\t\t<array/>",
+            "NSAppTransportSecurity.NSExceptionDomains"
+        ),
         (
             "a TLS version without ATS's spelling",
             "\t\t<key>NSExceptionDomains</key>\n\t\t<dict><key>a.example</key><dict><key>NSExceptionMinimumTLSVersion</key><string>1.2</string></dict></dict>",
@@ -238,14 +319,26 @@ struct InfoPlistPolicyTests {
             "\t\t<key>NSExceptionDomains</key>\n\t\t<dict><key>*.a.example</key><dict/></dict>",
             "NSAppTransportSecurity.NSExceptionDomains[\"*.a.example\"]"
         ),
-        ("an empty identity list", Self.pinned("\t\t\t\t<key>NSPinnedCAIdentities</key>\n\t\t\t\t<array/>"), "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"].NSPinnedCAIdentities"),
-        ("a pinned domain without identities", Self.pinned("\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>"), "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"]"),
+        (
+            "an empty identity list", Self.pinned("\t\t\t\t<key>NSPinnedCAIdentities</key>\n\t\t\t\t<array/>"),
+            "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"].NSPinnedCAIdentities"
+        ),
+        (
+            "a pinned domain without identities",
+            Self.pinned("\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>"),
+            "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"]"
+        ),
         (
             "a bad SPKI digest",
-            Self.pinned("\t\t\t\t<key>NSPinnedLeafIdentities</key>\n\t\t\t\t<array><dict><key>SPKI-SHA256-BASE64</key><string>not base64</string></dict></array>"),
+            Self.pinned(
+                "\t\t\t\t<key>NSPinnedLeafIdentities</key>\n\t\t\t\t<array><dict><key>SPKI-SHA256-BASE64</key><string>not base64</string></dict></array>"
+            ),
             "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"].NSPinnedLeafIdentities[0].SPKI-SHA256-BASE64"
         ),
-        ("one CA identity (no backup)", Self.pinned(Self.identities("NSPinnedCAIdentities", [pki.root.pin])), "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"]"),
+        (
+            "one CA identity (no backup)", Self.pinned(Self.identities("NSPinnedCAIdentities", [pki.root.pin])),
+            "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"]"
+        ),
     ]
 
     @Test(arguments: 0..<Self.refusals.count)
@@ -257,8 +350,12 @@ struct InfoPlistPolicyTests {
     }
 
     @Test func somethingThatIsNotAPropertyListIsRefused() {
-        #expect(throws: ServerTrustError(.invalidPolicyFile, "")) { try TransportSecurityPolicy(infoPlist: Data("{\"a\": 1}".utf8)) }
-        #expect(throws: ServerTrustError(.unreadableFile, "")) { try TransportSecurityPolicy.readInfoPlist(contentsOfFile: "/nonexistent/Info.plist") }
+        #expect(throws: ServerTrustError(.invalidPolicyFile, "")) {
+            try TransportSecurityPolicy(infoPlist: Data("{\"a\": 1}".utf8))
+        }
+        #expect(throws: ServerTrustError(.unreadableFile, "")) {
+            try TransportSecurityPolicy.readInfoPlist(contentsOfFile: "/nonexistent/Info.plist")
+        }
     }
 
     // MARK: - The same policy as the JSON file

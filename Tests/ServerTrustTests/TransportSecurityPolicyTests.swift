@@ -104,7 +104,7 @@ struct TransportSecurityPolicyTests {
         #expect(try !self.requirements(policy, "http://example.com/").usesTLS)
         // TLS connections keep their requirements.
         #expect(try self.requirements(policy, "https://example.com/").minimumTLSVersion == .v1_2)
-        #expect(policy.securityWarnings == ["allowsArbitraryLoads: plain HTTP is allowed to every host"])
+        #expect(policy.securityWarnings == ["allowsArbitraryLoads: plain HTTP is allowed to every host without an exception"])
     }
 
     @Test func pinsComeFromTheMostSpecificPatternOrTheDomainException() throws {

@@ -153,7 +153,7 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     /// The settings that weaken transport security, one sentence each, for a transport to log loudly.
     public var securityWarnings: [String] {
         var warnings: [String] = []
-        if self.allowsArbitraryLoads { warnings.append("allowsArbitraryLoads: plain HTTP is allowed to every host") }
+        if self.allowsArbitraryLoads { warnings.append("allowsArbitraryLoads: plain HTTP is allowed to every host without an exception") }
         if self.minimumTLSVersion < .v1_2 { warnings.append("minimumTLSVersion is \(self.minimumTLSVersion)") }
         if !self.requiresForwardSecrecy { warnings.append("forward secrecy is not required") }
         if self.certificateRules != .default { warnings.append("certificate rules are weaker than ATS's") }

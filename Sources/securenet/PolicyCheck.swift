@@ -1,0 +1,286 @@
+import ArgumentParser
+import Foundation
+import ServerTrust
+
+/// `securenet policy …`: what a policy file or an app's Info.plist says.
+struct PolicyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy",
+        abstract: "Inspect a transport security policy (a JSON policy file or an app's Info.plist).",
+        subcommands: [PolicyCheck.self]
+    )
+}
+
+/// `securenet policy check FILE [--host H] [--json]`.
+struct PolicyCheck: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract:
+            "Load a JSON policy file or an Info.plist and print the effective rules per domain and every security warning.",
+        discussion: """
+            Examples:
+              securenet policy check Info.plist
+              securenet policy check policy.json --host api.example.com
+              securenet policy check Info.plist --json
+
+            Exit status: 0 the policy loads (warnings or not), 1 it does not (the error names the \
+            key path), 64 a usage error.
+            """
+    )
+
+    @Argument(help: "A JSON policy file, or an Info.plist (XML or binary).")
+    var file: String
+
+    @Option(help: "Also print the exact requirements this host gets, and why.")
+    var host: String?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    /// The clock for "pins about to expire" (tests pass a fixed one through the environment).
+    static func now() -> Date {
+        if let text = ProcessInfo.processInfo.environment["SECURENET_NOW"],
+            let date = ISO8601DateFormatter().date(from: text)
+        {
+            return date
+        }
+        return Date()
+    }
+
+    func run() throws {
+        var standardError = StandardError()
+        do {
+            let report = try self.check(now: Self.now())
+            if self.json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                print(report.text)
+            }
+        } catch let error as ServerTrustError {
+            print("securenet: \(self.file): \(error.message)", to: &standardError)
+            throw ExitCode(1)
+        }
+    }
+
+    struct Report: Encodable {
+        struct Exception: Encodable {
+            let domain: String
+            let includesSubdomains: Bool
+            let minimumTLSVersion: String
+            let requiresForwardSecrecy: Bool
+            let allowsInsecureHTTPLoads: Bool
+            let requiresCertificateTransparency: Bool
+            let cipherSuites: String
+        }
+
+        struct Pinned: Encodable {
+            let pattern: String
+            let groups: [[String: [String]]]
+            let mode: String
+            let expiration: String?
+        }
+
+        struct Host: Encodable {
+            let host: String
+            let plainHTTP: String
+            let minimumTLSVersion: String
+            let requiresForwardSecrecy: Bool
+            let exception: String?
+            let pins: String?
+            let requiresCertificateTransparency: Bool
+        }
+
+        let format: String
+        let allowsArbitraryLoads: Bool
+        let allowsLocalNetworking: Bool
+        let minimumTLSVersion: String
+        let requiresForwardSecrecy: Bool
+        let requiresCertificateTransparency: Bool
+        let exceptions: [Exception]
+        let pinnedDomains: [Pinned]
+        let host: Host?
+        let warnings: [String]
+
+        var text: String {
+            var lines = [
+                "format: \(self.format)",
+                "everywhere: HTTPS only\(self.allowsArbitraryLoads ? " EXCEPT: plain HTTP allowed to every host without an exception" : ""), TLS ≥ \(self.minimumTLSVersion), forward secrecy \(self.requiresForwardSecrecy ? "required" : "NOT required"), CT \(self.requiresCertificateTransparency ? "required" : "not required")\(self.allowsLocalNetworking ? ", plain HTTP allowed to local hosts" : "")",
+            ]
+            lines.append("exception domains: \(self.exceptions.isEmpty ? "none" : "")")
+            for exception in self.exceptions {
+                var rules = ["TLS ≥ \(exception.minimumTLSVersion)"]
+                rules.append(
+                    exception.requiresForwardSecrecy ? "forward secrecy required" : "forward secrecy NOT required"
+                )
+                if exception.allowsInsecureHTTPLoads { rules.append("plain HTTP ALLOWED") }
+                if exception.requiresCertificateTransparency { rules.append("CT required") }
+                if exception.cipherSuites != "aead" { rules.append("cipher suites: \(exception.cipherSuites)") }
+                lines.append(
+                    "  \(exception.domain)\(exception.includesSubdomains ? " and its subdomains" : ""): \(rules.joined(separator: ", "))"
+                )
+            }
+            lines.append("pinned domains: \(self.pinnedDomains.isEmpty ? "none" : "")")
+            for pinned in self.pinnedDomains {
+                lines.append("  \(pinned.pattern) (\(pinned.mode)\(pinned.expiration.map { ", until \($0)" } ?? "")):")
+                for group in pinned.groups {
+                    for (scope, pins) in group.sorted(by: { $0.key < $1.key }) {
+                        lines.append("    \(scope): \(pins.joined(separator: " "))")
+                    }
+                }
+            }
+            if let host = self.host {
+                lines.append("host \(host.host):")
+                lines.append(
+                    "  https: TLS ≥ \(host.minimumTLSVersion), forward secrecy \(host.requiresForwardSecrecy ? "required" : "NOT required"), CT \(host.requiresCertificateTransparency ? "required" : "not required")"
+                )
+                lines.append("  plain http: \(host.plainHTTP)")
+                lines.append("  exception: \(host.exception ?? "none")")
+                lines.append("  pins: \(host.pins ?? "none")")
+            }
+            lines.append("warnings: \(self.warnings.isEmpty ? "none" : "")")
+            lines += self.warnings.map { "  - \($0)" }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    func check(now: Date) throws -> Report {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: self.file))
+        } catch {
+            throw ServerTrustError(.unreadableFile, "cannot read the file")
+        }
+        let isPlist =
+            data.starts(with: Array("bplist".utf8))
+            || String(decoding: data.prefix(64), as: UTF8.self).contains("<?xml")
+        let policy: TransportSecurityPolicy
+        var warnings: [String] = []
+        if isPlist {
+            let read = try TransportSecurityPolicy.readInfoPlist(data)
+            policy = read.policy
+            warnings += read.warnings.map(\.description)
+        } else {
+            policy = try TransportSecurityPolicy(json: data)
+        }
+        warnings += policy.securityWarnings
+        let requiringCT =
+            (policy.requiresCertificateTransparency ? ["every host"] : [])
+            + policy.exceptionDomains.filter { $0.value.requiresCertificateTransparency == true }.keys.sorted()
+        if !requiringCT.isEmpty, policy.certificateTransparency.logList == nil {
+            warnings.append(
+                "\(requiringCT.joined(separator: ", ")): Certificate Transparency is required; the app must supply a CT log list (certificateTransparency.logList) or these hosts are refused"
+            )
+        }
+        let formatter = ISO8601DateFormatter()
+        var pinned: [Report.Pinned] = []
+        for (pattern, pins) in policy.pinning.rules.sorted(by: { $0.key.description < $1.key.description }) {
+            pinned.append(Self.pinned(pattern.description, pins, formatter))
+            warnings += Self.pinWarnings(pattern.description, pins, now: now, formatter)
+        }
+        for (domain, exception) in policy.exceptionDomains.sorted(by: { $0.key < $1.key }) {
+            if let pins = exception.pins {
+                let scope = exception.includesSubdomains ? "**." + domain : domain
+                pinned.append(Self.pinned(scope, pins, formatter))
+                warnings += Self.pinWarnings(scope, pins, now: now, formatter)
+            }
+        }
+        let exceptions = policy.exceptionDomains.sorted(by: { $0.key < $1.key }).map { domain, exception in
+            Report.Exception(
+                domain: domain,
+                includesSubdomains: exception.includesSubdomains,
+                minimumTLSVersion: (exception.minimumTLSVersion ?? policy.minimumTLSVersion).description,
+                requiresForwardSecrecy: exception.requiresForwardSecrecy ?? policy.requiresForwardSecrecy,
+                allowsInsecureHTTPLoads: exception.allowsInsecureHTTPLoads,
+                requiresCertificateTransparency: exception.requiresCertificateTransparency
+                    ?? policy.requiresCertificateTransparency,
+                cipherSuites: exception.cipherSuites.description
+            )
+        }
+        return Report(
+            format: isPlist ? "Info.plist" : "JSON policy file",
+            allowsArbitraryLoads: policy.allowsArbitraryLoads,
+            allowsLocalNetworking: policy.allowsLocalNetworking,
+            minimumTLSVersion: policy.minimumTLSVersion.description,
+            requiresForwardSecrecy: policy.requiresForwardSecrecy,
+            requiresCertificateTransparency: policy.requiresCertificateTransparency,
+            exceptions: exceptions,
+            pinnedDomains: pinned,
+            host: try self.host.map { try Self.host($0, policy) },
+            warnings: warnings
+        )
+    }
+
+    static func pinned(_ pattern: String, _ pins: PinSet, _ formatter: ISO8601DateFormatter) -> Report.Pinned {
+        Report.Pinned(
+            pattern: pattern,
+            groups: pins.groups.map { [$0.scope.description: $0.pins.map(\.description)] },
+            mode: pins.mode.description,
+            expiration: pins.expiration.map { formatter.string(from: $0) }
+        )
+    }
+
+    /// Pins that are not enforced, or stop being enforced within 30 days.
+    static func pinWarnings(_ pattern: String, _ pins: PinSet, now: Date, _ formatter: ISO8601DateFormatter) -> [String]
+    {
+        var warnings: [String] = []
+        if pins.mode == .reportOnly {
+            warnings.append("\(pattern): pins are report-only (a mismatch is reported, not refused)")
+        }
+        if let expiration = pins.expiration {
+            if expiration <= now {
+                warnings.append(
+                    "\(pattern): pins expired on \(formatter.string(from: expiration)) and are no longer enforced"
+                )
+            } else if expiration.timeIntervalSince(now) < 30 * 86_400 {
+                let days = Int(expiration.timeIntervalSince(now) / 86_400)
+                warnings.append(
+                    "\(pattern): pins expire in \(days) days (\(formatter.string(from: expiration))): ship new pins before then"
+                )
+            }
+        }
+        return warnings
+    }
+
+    static func host(_ name: String, _ given: TransportSecurityPolicy) throws -> Report.Host {
+        guard let url = URL(string: "https://\(name)/"), let plainURL = URL(string: "http://\(name)/") else {
+            throw ServerTrustError(.invalidURL, "'\(name.prefix(60))' is not a host name")
+        }
+        // A file carries no CT log list (the app supplies it): an empty one stands in, so a host
+        // that requires CT shows its other rules too.
+        var policy = given
+        if policy.certificateTransparency.logList == nil {
+            policy.certificateTransparency.logList = try CertificateTransparencyLogList(timestamp: Date(), logs: [])
+        }
+        let secure = try policy.requirements(for: url)
+        let plain: String
+        do {
+            _ = try policy.requirements(for: plainURL)
+            plain = "allowed"
+        } catch {
+            plain = "refused (\(error.code))"
+        }
+        // The most specific exception: the host itself, then each parent with includesSubdomains.
+        var chosen: String?
+        var labels = secure.host.split(separator: ".").map(String.init)
+        var exact = true
+        while !labels.isEmpty, chosen == nil {
+            let candidate = labels.joined(separator: ".")
+            if let exception = policy.exceptionDomains[candidate], exact || exception.includesSubdomains {
+                chosen = exact ? candidate : "\(candidate) (includes subdomains)"
+            }
+            labels.removeFirst()
+            exact = false
+        }
+        return Report.Host(
+            host: secure.host,
+            plainHTTP: plain,
+            minimumTLSVersion: secure.minimumTLSVersion.description,
+            requiresForwardSecrecy: secure.requiresForwardSecrecy,
+            exception: chosen,
+            pins: secure.pins.map { "\($0.pins.count) pins from \(secure.pinScope ?? secure.host) (\($0.mode))" },
+            requiresCertificateTransparency: secure.certificateTransparency != nil
+        )
+    }
+}
