@@ -108,7 +108,7 @@ struct PolicyCheck: ParsableCommand {
                 "format: \(self.format)",
                 "everywhere: HTTPS only\(self.allowsArbitraryLoads ? " EXCEPT: plain HTTP allowed to every host without an exception" : ""), TLS ≥ \(self.minimumTLSVersion), forward secrecy \(self.requiresForwardSecrecy ? "required" : "NOT required"), CT \(self.requiresCertificateTransparency ? "required" : "not required")\(self.allowsLocalNetworking ? ", plain HTTP allowed to local hosts" : "")",
             ]
-            lines.append("exception domains: \(self.exceptions.isEmpty ? "none" : "")")
+            lines.append("exception domains:\(self.exceptions.isEmpty ? " none" : "")")
             for exception in self.exceptions {
                 var rules = ["TLS ≥ \(exception.minimumTLSVersion)"]
                 rules.append(
@@ -121,7 +121,7 @@ struct PolicyCheck: ParsableCommand {
                     "  \(exception.domain)\(exception.includesSubdomains ? " and its subdomains" : ""): \(rules.joined(separator: ", "))"
                 )
             }
-            lines.append("pinned domains: \(self.pinnedDomains.isEmpty ? "none" : "")")
+            lines.append("pinned domains:\(self.pinnedDomains.isEmpty ? " none" : "")")
             for pinned in self.pinnedDomains {
                 lines.append("  \(pinned.pattern) (\(pinned.mode)\(pinned.expiration.map { ", until \($0)" } ?? "")):")
                 for group in pinned.groups {
@@ -139,7 +139,7 @@ struct PolicyCheck: ParsableCommand {
                 lines.append("  exception: \(host.exception ?? "none")")
                 lines.append("  pins: \(host.pins ?? "none")")
             }
-            lines.append("warnings: \(self.warnings.isEmpty ? "none" : "")")
+            lines.append("warnings:\(self.warnings.isEmpty ? " none" : "")")
             lines += self.warnings.map { "  - \($0)" }
             return lines.joined(separator: "\n")
         }
