@@ -52,9 +52,7 @@ struct PolicyCheck: ParsableCommand {
         do {
             let report = try self.check(now: Self.now())
             if self.json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                try printJSON(report)
             } else {
                 print(report.text)
             }

@@ -56,6 +56,14 @@ struct Pins: ParsableCommand {
     }
 }
 
+/// Prints `value` as the `--json` output of every command: sorted keys, RFC 3339 dates.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
 struct StandardError: TextOutputStream {
     mutating func write(_ string: String) {
         FileHandle.standardError.write(Data(string.utf8))

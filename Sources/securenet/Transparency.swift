@@ -107,10 +107,7 @@ struct Transparency: ParsableCommand {
                 },
                 verdicts: reports
             )
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(output), as: UTF8.self))
+            try printJSON(output)
         } else {
             print(self.text(leaf: leaf, issuerFound: issuer != nil, embedded: embedded, reports: reports, list: list))
         }
