@@ -147,6 +147,8 @@ let package = Package(
             name: "securenet",
             dependencies: nioDependencies + [
                 "ServerTrust",
+                "SecureHTTP",
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 "SecureNetworking",
                 "SecureNetworkingTesting",
                 "SecureNetworkingDemo",

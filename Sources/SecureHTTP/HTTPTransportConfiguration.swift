@@ -34,6 +34,10 @@ public struct HTTPTransportConfiguration: Sendable {
     /// requires CT and was not found compliant: refused (``CertificateTransparencyReport/Result/notCompliant``)
     /// or let through because the log list is stale (``CertificateTransparencyReport/Result/notEnforcedStaleLogList``).
     public var transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)?
+    /// Called after every TLS handshake's trust decision of `NIOHTTPTransport` (a cached one
+    /// included) with the chain the server presented: for tools that show what a server serves
+    /// (`securenet pins URL`). It runs on the handshake's path: keep it short.
+    public var handshakeObserver: (@Sendable (HandshakeObservation) -> Void)?
     /// The clock for certificate validity, pin-set expiry and the decision cache. Default: the
     /// system time.
     public var now: @Sendable () -> Date = { Date() }
@@ -148,6 +152,16 @@ public struct HTTPTransportConfiguration: Sendable {
         self.logger = logger
         self.pinValidationReporter = pinValidationReporter
     }
+}
+
+/// What one TLS handshake presented and what ServerTrust decided about it.
+public struct HandshakeObservation: Sendable {
+    /// What the connection had to satisfy (host, port, anchors, pins, CT).
+    public let requirements: ConnectionRequirements
+    /// The certificates the server presented, DER, leaf first, as sent.
+    public let presentedChain: [[UInt8]]
+    /// The decision: trusted with its validated chain (anchor included), or the reason it was not.
+    public let decision: TrustDecision
 }
 
 /// How a transport handles 3xx responses.

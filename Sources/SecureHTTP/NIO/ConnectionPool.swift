@@ -416,9 +416,9 @@ final class ConnectionPool: Sendable {
         let connection: PooledConnection
         do {
             let context = try self.sslContext(for: key.requirements)
-            let (evaluator, cache, counters, reporter, transparencyReporter) = (
+            let (evaluator, cache, counters, reporter, transparencyReporter, observer) = (
                 self.evaluator, self.cache, self.counters, self.configuration.pinValidationReporter,
-                self.configuration.transparencyReporter
+                self.configuration.transparencyReporter, self.configuration.handshakeObserver
             )
             let requirements = key.requirements
             let now = self.configuration.now
@@ -436,6 +436,7 @@ final class ConnectionPool: Sendable {
                         counters: counters,
                         reporter: reporter,
                         transparencyReporter: transparencyReporter,
+                        observer: observer,
                         now: now
                     )
                 },

@@ -15,6 +15,7 @@ final class HandshakeTrust: Sendable {
     private let cache: TrustDecisionCache
     private let reporter: (@Sendable (PinValidationReport) -> Void)?
     private let transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)?
+    private let observer: (@Sendable (HandshakeObservation) -> Void)?
     private let outcome = NIOLockedValueBox<(failure: ServerTrustError?, report: PinValidationReport?)>((nil, nil))
     private let presented = NIOLockedValueBox(false)
     private let counters: TransportCounters
@@ -27,8 +28,10 @@ final class HandshakeTrust: Sendable {
         counters: TransportCounters,
         reporter: (@Sendable (PinValidationReport) -> Void)?,
         transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)? = nil,
+        observer: (@Sendable (HandshakeObservation) -> Void)? = nil,
         now: @escaping @Sendable () -> Date
     ) {
+        self.observer = observer
         self.transparencyReporter = transparencyReporter
         self.now = now
         self.requirements = requirements
@@ -71,6 +74,7 @@ final class HandshakeTrust: Sendable {
         ),
             let chain = hit.attachment as? NIOSSL.ValidatedCertificateChain
         {
+            self.observer?(HandshakeObservation(requirements: self.requirements, presentedChain: der, decision: hit.decision))
             promise.succeed(.certificateVerified(VerificationMetadata(chain)))
             return
         }
@@ -90,6 +94,7 @@ final class HandshakeTrust: Sendable {
         let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
         if let report = decision.pinReport { self.reporter?(report) }
         if let report = decision.transparencyReport, report.result != .compliant { self.transparencyReporter?(report) }
+        self.observer?(HandshakeObservation(requirements: self.requirements, presentedChain: der, decision: decision))
         if let failure = decision.failure {
             self.record(failure, report: decision.pinReport)
             return .failed
