@@ -259,17 +259,8 @@ struct PolicyCheck: ParsableCommand {
         } catch {
             plain = "refused (\(error.code))"
         }
-        // The most specific exception: the host itself, then each parent with includesSubdomains.
-        var chosen: String?
-        var labels = secure.host.split(separator: ".").map(String.init)
-        var exact = true
-        while !labels.isEmpty, chosen == nil {
-            let candidate = labels.joined(separator: ".")
-            if let exception = policy.exceptionDomains[candidate], exact || exception.includesSubdomains {
-                chosen = exact ? candidate : "\(candidate) (includes subdomains)"
-            }
-            labels.removeFirst()
-            exact = false
+        let chosen = policy.exceptionDomain(for: secure.host).map { domain in
+            domain == secure.host ? domain : "\(domain) (includes subdomains)"
         }
         return Report.Host(
             host: secure.host,

@@ -534,7 +534,7 @@ struct SCTEncodingTests {
         let made = try Fixtures.pki.leafWithSCTs(scts: [.init(CTFixtures.argon), .init(CTFixtures.oak)])
         let rebuilt = try SignedCertificateTimestamp.precertificateTBS(of: made.chain.leaf)
         // The precertificate's TBS without the poison is the same bytes (RFC 6962 §3.2).
-        let precertificateTBS = try SignedCertificateTimestamp.tbs(
+        let precertificateTBS = try DERWalkerTests.rebuiltTBS(
             made.precertificate.tbsCertificateBytes,
             removing: SignedCertificateTimestamp.poisonExtension
         )

@@ -38,14 +38,6 @@ extension ServerTrust {
         if let failure = strength.check(certificates: certificates) {
             return self.rejection(failure, requirements)
         }
-        var transparency: CertificateTransparencyReport?
-        if let settings = requirements.certificateTransparency {
-            let (report, failure) = Self.checkTransparency(certificates, settings: settings, delivered: [], host: requirements.host, now: now)
-            if let failure {
-                return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: nil, transparencyReport: report)
-            }
-            transparency = report
-        }
-        return self.checkPins(certificates, requirements: requirements, now: now, transparencyReport: transparency)
+        return self.checkValidated(certificates, requirements: requirements, now: now, deliveredSCTs: [])
     }
 }

@@ -1,7 +1,6 @@
-public import X509
-import SwiftASN1
-
 public import Foundation
+import SwiftASN1
+public import X509
 
 /// Decides whether a server's certificate chain may be trusted for a host.
 ///
@@ -134,7 +133,10 @@ public struct ServerTrust: Sendable {
             $0.critical && !policy.verifyingCriticalExtensions.contains($0.oid)
         }) {
             return self.rejection(
-                ServerTrustError(.chainPolicyViolation, "the leaf has an unsupported critical extension \(unhandled.oid)"),
+                ServerTrustError(
+                    .chainPolicyViolation,
+                    "the leaf has an unsupported critical extension \(unhandled.oid)"
+                ),
                 requirements
             )
         }
@@ -147,16 +149,12 @@ public struct ServerTrust: Sendable {
 
         switch result {
         case .validCertificate(let validated):
-            let chain = Array(validated)
-            var transparency: CertificateTransparencyReport?
-            if let settings = requirements.certificateTransparency {
-                let (report, failure) = Self.checkTransparency(chain, settings: settings, delivered: deliveredSCTs, host: requirements.host, now: now)
-                if let failure {
-                    return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: nil, transparencyReport: report)
-                }
-                transparency = report
-            }
-            return self.checkPins(chain, requirements: requirements, now: now, transparencyReport: transparency)
+            return self.checkValidated(
+                Array(validated),
+                requirements: requirements,
+                now: now,
+                deliveredSCTs: deliveredSCTs
+            )
         case .couldNotValidate:
             var failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
             // The missing intermediate may be the presented certificate that could not be read.
@@ -197,7 +195,10 @@ public struct ServerTrust: Sendable {
         if let oid = try? RawCertificate.signatureAlgorithm(fromCertificateDER: der),
             let name = RawCertificate.weakSignatureAlgorithms[oid]
         {
-            return ServerTrustError(.weakSignatureAlgorithm, "the \(role) presented is signed with \(name); SHA-2 is required")
+            return ServerTrustError(
+                .weakSignatureAlgorithm,
+                "the \(role) presented is signed with \(name); SHA-2 is required"
+            )
         }
         if let serial = try? RawCertificate.serialNumberContent(fromCertificateDER: der),
             let failure = SerialNumberPolicy.checkRaw(serial, subject: "the \(role)")
@@ -222,7 +223,8 @@ public struct ServerTrust: Sendable {
         var current = leaf
         var seen: Set<Certificate> = [leaf]
         while let issuer = presented.first(where: {
-            !seen.contains($0) && $0.subject == current.issuer && $0.publicKey.isValidSignature(current.signature, for: current)
+            !seen.contains($0) && $0.subject == current.issuer
+                && $0.publicKey.isValidSignature(current.signature, for: current)
         }) {
             if issuer.isSelfIssued {
                 return ServerTrustError(
@@ -239,6 +241,38 @@ public struct ServerTrust: Sendable {
         )
     }
 
+    /// What follows path validation, for a chain validated here or by the platform: Certificate
+    /// Transparency where the requirements ask for it, then the pins.
+    func checkValidated(
+        _ chain: [Certificate],
+        requirements: ConnectionRequirements,
+        now: Date,
+        deliveredSCTs: [SignedCertificateTimestamp]
+    ) -> TrustDecision {
+        var transparency: CertificateTransparencyReport?
+        if let settings = requirements.certificateTransparency {
+            let (report, failure) = Self.checkTransparency(
+                chain,
+                settings: settings,
+                delivered: deliveredSCTs,
+                host: requirements.host,
+                now: now
+            )
+            if let failure {
+                return TrustDecision(
+                    host: requirements.host,
+                    port: requirements.port,
+                    chain: [],
+                    failure: failure,
+                    pinReport: nil,
+                    transparencyReport: report
+                )
+            }
+            transparency = report
+        }
+        return self.checkPins(chain, requirements: requirements, now: now, transparencyReport: transparency)
+    }
+
     /// CT for a validated chain (leaf first): the leaf's issuer in the chain is the validated
     /// issuer whose key the log signed over. A chain of one (the leaf is itself the anchor) has
     /// no issuer, so its embedded SCTs cannot verify.
@@ -250,10 +284,26 @@ public struct ServerTrust: Sendable {
         now: Date
     ) -> (CertificateTransparencyReport?, ServerTrustError?) {
         guard let logList = settings.logList else {
-            return (nil, ServerTrustError(.ctLogListMissing, "\(host) requires Certificate Transparency and no CT log list is configured"))
+            return (
+                nil,
+                ServerTrustError(
+                    .ctLogListMissing,
+                    "\(host) requires Certificate Transparency and no CT log list is configured"
+                )
+            )
         }
-        let verifier = CertificateTransparencyVerifier(logList: logList, policy: settings.policy, maximumLogListAge: settings.maximumLogListAge)
-        let (report, failure) = verifier.check(leaf: chain[0], issuer: chain.count > 1 ? chain[1] : nil, delivered: delivered, host: host, now: now)
+        let verifier = CertificateTransparencyVerifier(
+            logList: logList,
+            policy: settings.policy,
+            maximumLogListAge: settings.maximumLogListAge
+        )
+        let (report, failure) = verifier.check(
+            leaf: chain[0],
+            issuer: chain.count > 1 ? chain[1] : nil,
+            delivered: delivered,
+            host: host,
+            now: now
+        )
         return (report, failure)
     }
 
@@ -264,11 +314,25 @@ public struct ServerTrust: Sendable {
         transparencyReport: CertificateTransparencyReport? = nil
     ) -> TrustDecision {
         guard let pins = requirements.pins else {
-            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil, transparencyReport: transparencyReport)
+            return TrustDecision(
+                host: requirements.host,
+                port: requirements.port,
+                chain: chain,
+                failure: nil,
+                pinReport: nil,
+                transparencyReport: transparencyReport
+            )
         }
         let served = chain.map(Pin.init(certificate:))
         if pins.matches(servedChainPins: served) {
-            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: nil, transparencyReport: transparencyReport)
+            return TrustDecision(
+                host: requirements.host,
+                port: requirements.port,
+                chain: chain,
+                failure: nil,
+                pinReport: nil,
+                transparencyReport: transparencyReport
+            )
         }
 
         let enforced = pins.isEnforced(at: now)
@@ -285,7 +349,14 @@ public struct ServerTrust: Sendable {
             date: now
         )
         guard enforced else {
-            return TrustDecision(host: requirements.host, port: requirements.port, chain: chain, failure: nil, pinReport: report, transparencyReport: transparencyReport)
+            return TrustDecision(
+                host: requirements.host,
+                port: requirements.port,
+                chain: chain,
+                failure: nil,
+                pinReport: report,
+                transparencyReport: transparencyReport
+            )
         }
         let servedLines = zip(served, chain).map { "    \($0): \($1.subjectText)" }.joined(separator: "\n")
         let knownLines = pins.pins.map { "    \($0)" }.joined(separator: "\n")
@@ -293,7 +364,14 @@ public struct ServerTrust: Sendable {
             .pinMismatch,
             "certificate pinning failure for \(requirements.host) (pins of \(pattern))\n  served chain:\n\(servedLines)\n  pinned:\n\(knownLines)"
         )
-        return TrustDecision(host: requirements.host, port: requirements.port, chain: [], failure: failure, pinReport: report, transparencyReport: transparencyReport)
+        return TrustDecision(
+            host: requirements.host,
+            port: requirements.port,
+            chain: [],
+            failure: failure,
+            pinReport: report,
+            transparencyReport: transparencyReport
+        )
     }
 
     func rejection(_ failure: ServerTrustError, _ requirements: ConnectionRequirements) -> TrustDecision {

@@ -247,6 +247,7 @@ private struct InfoPlistReader {
 
     mutating func exception(_ value: Any, _ path: String) throws(ServerTrustError) -> DomainException {
         let fields = try self.dictionary(value, path, known: Self.exceptionKeys)
+        // Both keys are read (a wrong type in either is an error); the first-party one wins.
         func either<T>(_ first: T?, _ third: T?) -> T? { first ?? third }
         return DomainException(
             includesSubdomains: try self.bool(fields, "NSIncludesSubdomains", path) ?? false,

@@ -137,6 +137,12 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
         self.exceptionEntry(for: host)?.exception
     }
 
+    /// The domain whose exception covers the host (the host itself, or a parent with
+    /// includesSubdomains), as ``exceptionDomains`` keys it.
+    public func exceptionDomain(for host: String) -> String? {
+        self.exceptionEntry(for: host)?.domain
+    }
+
     private func exceptionEntry(for host: String) -> (domain: String, exception: DomainException)? {
         var current = HostName.normalise(host)
         var exact = true

@@ -190,6 +190,7 @@ public struct CertificateTransparencyVerifier: Sendable {
             )
         }
         var statuses: [SCTCheck.Status] = []
+        var logs: [CertificateTransparencyLog?] = []
         var verified: [CertificateTransparencyPolicy.Verified] = []
         for (index, sct) in timestamps.enumerated() {
             let log = self.logList.log(id: sct.logID)
@@ -235,6 +236,7 @@ public struct CertificateTransparencyVerifier: Sendable {
                 status = valid ? .valid : .invalidSignature
             }
             statuses.append(status)
+            logs.append(log)
             if status == .valid, let log { verified.append(.init(index: index, sct: sct, log: log)) }
         }
         let outcome = self.policy.evaluate(
@@ -243,9 +245,8 @@ public struct CertificateTransparencyVerifier: Sendable {
             notAfter: leaf.notValidAfter,
             now: now
         )
-        let checks = zip(timestamps, statuses).enumerated().map { index, pair in
-            let (sct, status) = pair
-            let log = self.logList.log(id: sct.logID)
+        let checks = timestamps.indices.map { index in
+            let (sct, status, log) = (timestamps[index], statuses[index], logs[index])
             return SCTCheck(
                 logID: Data(sct.logID).base64EncodedString(),
                 logDescription: log?.description,

@@ -114,13 +114,19 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
 
     /// Decides compliance for the verified SCTs of a certificate valid from `notBefore` to `notAfter`.
     func evaluate(_ verified: [Verified], notBefore: Date, notAfter: Date, now: Date) -> Outcome {
-        func isCurrent(_ entry: Verified) -> Bool {
+        // What both kinds of log need: a state, a production log, and (Apple) an interval that
+        // holds the certificate's expiry.
+        func eligibleState(_ entry: Verified) -> CertificateTransparencyLog.State? {
             guard let state = entry.log.state, entry.log.logType == nil || entry.log.logType == "prod" else {
-                return false
+                return nil
             }
             if self.kind == .apple, let interval = entry.log.temporalInterval, !interval.contains(notAfter) {
-                return false
+                return nil
             }
+            return state
+        }
+        func isCurrent(_ entry: Verified) -> Bool {
+            guard let state = eligibleState(entry) else { return false }
             switch state.kind {
             case .qualified, .usable: return true
             // Apple: an SCT issued after the log froze cannot be in it.
@@ -133,13 +139,7 @@ public struct CertificateTransparencyPolicy: Hashable, Sendable, Codable, Custom
         // The certificate's issuance: its earliest SCT from a log that is current now.
         let issuance = verified.filter(isCurrent).map(\.sct.date).min()
         func isOnceApproved(_ entry: Verified) -> Bool {
-            guard let state = entry.log.state, state.kind == .retired,
-                entry.log.logType == nil || entry.log.logType == "prod"
-            else { return false }
-            if self.kind == .apple, let interval = entry.log.temporalInterval, !interval.contains(notAfter) {
-                return false
-            }
-            guard let issuance else { return false }
+            guard let state = eligibleState(entry), state.kind == .retired, let issuance else { return false }
             return entry.sct.date < state.since && issuance < state.since
         }
         let needsRFC6962 = self.kind == .apple || now < Self.chromeRFC6962Sunset

@@ -207,43 +207,6 @@ public struct SignedCertificateTimestamp: Hashable, Sendable {
             throw malformed("the certificate's TBSCertificate cannot be rebuilt without its SCT list")
         }
     }
-
-    /// `tbs` with the extension `oid` removed from its `[3] EXPLICIT Extensions` (dropping the
-    /// field if no extension remains).
-    static func tbs(_ tbs: ArraySlice<UInt8>, removing oid: ASN1ObjectIdentifier) throws -> [UInt8] {
-        let root = try DER.parse(tbs)
-        guard root.identifier == .sequence, case .constructed(let fields) = root.content else {
-            throw ASN1Error.invalidASN1Object(reason: "the TBSCertificate is not a SEQUENCE")
-        }
-        let extensionsTag = ASN1Identifier(tagWithNumber: 3, tagClass: .contextSpecific)
-        var serializer = DER.Serializer()
-        try serializer.appendConstructedNode(identifier: .sequence) { coder in
-            for field in fields {
-                guard field.identifier == extensionsTag else {
-                    coder.serialize(field)
-                    continue
-                }
-                guard case .constructed(let wrapped) = field.content,
-                    let list = wrapped.first(where: { _ in true }), list.identifier == .sequence,
-                    case .constructed(let extensions) = list.content
-                else { throw ASN1Error.invalidASN1Object(reason: "bad extensions") }
-                let kept = try extensions.filter { ext in
-                    guard case .constructed(let parts) = ext.content, let first = parts.first(where: { _ in true })
-                    else {
-                        throw ASN1Error.invalidASN1Object(reason: "bad extension")
-                    }
-                    return try ASN1ObjectIdentifier(derEncoded: first) != oid
-                }
-                guard !kept.isEmpty else { continue }
-                try coder.appendConstructedNode(identifier: extensionsTag) { coder in
-                    try coder.appendConstructedNode(identifier: .sequence) { coder in
-                        for ext in kept { coder.serialize(ext) }
-                    }
-                }
-            }
-        }
-        return serializer.serializedBytes
-    }
 }
 
 func malformed(_ message: String) -> ServerTrustError {
