@@ -38,6 +38,12 @@ public struct HTTPTransportConfiguration: Sendable {
     /// included) with the chain the server presented: for tools that show what a server serves
     /// (`securenet pins URL`). It runs on the handshake's path: keep it short.
     public var handshakeObserver: (@Sendable (HandshakeObservation) -> Void)?
+    /// Called once for every connection `NIOHTTPTransport` opens, when it is ready for requests:
+    /// how long connecting and the TLS handshake took, and what was negotiated (for
+    /// `securenet request -v`). Connections whose handshake is observed (this or
+    /// ``handshakeObserver``) read the server's choice of version and cipher suite from its
+    /// ServerHello; others pay nothing.
+    public var connectionObserver: (@Sendable (ConnectionObservation) -> Void)?
     /// The clock for certificate validity, pin-set expiry and the decision cache. Default: the
     /// system time.
     public var now: @Sendable () -> Date = { Date() }
@@ -103,7 +109,9 @@ public struct HTTPTransportConfiguration: Sendable {
     }
 
     /// `Authorization`, `Cookie` and `Proxy-Authorization`.
-    public static let defaultCrossOriginStrippedFields: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization]
+    public static let defaultCrossOriginStrippedFields: [HTTPField.Name] = [
+        .authorization, .cookie, .proxyAuthorization,
+    ]
 
     /// The timeouts of a transport.
     public struct Timeouts: Hashable, Sendable {
@@ -162,6 +170,69 @@ public struct HandshakeObservation: Sendable {
     public let presentedChain: [[UInt8]]
     /// The decision: trusted with its validated chain (anchor included), or the reason it was not.
     public let decision: TrustDecision
+    /// The TLS version and cipher suite of the server's ServerHello, which precedes its
+    /// certificates; nil when the ServerHello could not be read.
+    public let negotiated: NegotiatedTLS?
+}
+
+/// The TLS version and cipher suite a server chose, from its ServerHello.
+public struct NegotiatedTLS: Hashable, Sendable, CustomStringConvertible {
+    /// The version (`TLSv1.3`).
+    public let version: TLSVersion
+    /// The cipher suite's IANA value (`0x1301`).
+    public let cipherSuite: UInt16
+
+    /// Creates a value from the ServerHello's fields.
+    public init(version: TLSVersion, cipherSuite: UInt16) {
+        self.version = version
+        self.cipherSuite = cipherSuite
+    }
+
+    /// The suite's IANA name (`TLS_AES_128_GCM_SHA256`), or its value in hex when it is not one
+    /// this package can offer.
+    public var cipherSuiteName: String {
+        Self.names[self.cipherSuite] ?? "0x" + String(self.cipherSuite, radix: 16, uppercase: true)
+    }
+
+    /// Whether the key exchange is forward secret: every TLS 1.3 suite, and ECDHE or DHE below.
+    public var isForwardSecret: Bool {
+        self.version >= .v1_3 || self.cipherSuiteName.hasPrefix("TLS_ECDHE_")
+            || self.cipherSuiteName.hasPrefix("TLS_DHE_")
+    }
+
+    /// `TLSv1.2, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256`.
+    public var description: String { "\(self.version), \(self.cipherSuiteName)" }
+
+    /// The suites any policy of this package offers, and TLS 1.3's (IANA TLS Cipher Suites registry).
+    static let names: [UInt16: String] = [
+        0x1301: "TLS_AES_128_GCM_SHA256", 0x1302: "TLS_AES_256_GCM_SHA384", 0x1303: "TLS_CHACHA20_POLY1305_SHA256",
+        0xC02B: "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", 0xC02F: "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+        0xC02C: "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", 0xC030: "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+        0xCCA9: "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", 0xCCA8: "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+        0xC009: "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", 0xC00A: "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+        0xC013: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", 0xC014: "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+        0xC023: "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", 0xC027: "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256",
+        0x009C: "TLS_RSA_WITH_AES_128_GCM_SHA256", 0x009D: "TLS_RSA_WITH_AES_256_GCM_SHA384",
+        0x002F: "TLS_RSA_WITH_AES_128_CBC_SHA", 0x0035: "TLS_RSA_WITH_AES_256_CBC_SHA",
+    ]
+}
+
+/// One connection `NIOHTTPTransport` opened, once it is ready for requests.
+public struct ConnectionObservation: Sendable {
+    /// The host and port connected to.
+    public let host: String
+    /// The port.
+    public let port: Int
+    /// From the start of the connection attempt until TCP was established; NIO resolves the
+    /// name within it.
+    public let connect: Duration
+    /// From TCP established until the TLS handshake ended (ServerTrust's evaluation included);
+    /// nil for plain HTTP.
+    public let tlsHandshake: Duration?
+    /// `HTTP/1.1` or `HTTP/2`.
+    public let httpVersion: String
+    /// The TLS version and cipher suite from the server's ServerHello; nil for plain HTTP.
+    public let negotiated: NegotiatedTLS?
 }
 
 /// How a transport handles 3xx responses.

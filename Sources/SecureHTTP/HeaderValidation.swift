@@ -49,6 +49,13 @@ extension HTTPFields {
     }
 }
 
+extension HTTPField.Name {
+    /// Whether the field carries credentials (`Authorization`, `Cookie`, `Set-Cookie`,
+    /// `Proxy-Authorization`): its value is never logged or described, and tools that print an
+    /// exchange redact it.
+    public var carriesCredentials: Bool { SensitiveFields.names.contains(self) }
+}
+
 /// Credential-bearing header fields, whose values are never logged or described.
 enum SensitiveFields {
     static let names: Set<HTTPField.Name> = [.authorization, .cookie, .setCookie, .proxyAuthorization]

@@ -448,6 +448,7 @@ final class ConnectionPool: Sendable {
                     goingAway: { [weak self] in self?.goingAway(id, key: key) }
                 ),
                 deadline: deadline,
+                observer: self.configuration.connectionObserver,
                 onClose: { [weak self] in self?.idleConnectionGone(id, key: key) }
             )
         } catch {

@@ -1,8 +1,8 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP1
 import NIOHPACK
+import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -88,8 +88,10 @@ enum ConnectionSetup {
         http2: HTTPTransportConfiguration.HTTP2Options,
         http2Events: HTTP2ConnectionEvents,
         deadline: ContinuousClock.Instant,
+        observer: (@Sendable (ConnectionObservation) -> Void)? = nil,
         onClose: @escaping @Sendable () -> Void
     ) async throws(SecureHTTPError) -> PooledConnection {
+        let started = ContinuousClock.now
         let host = requirements.host
         let remaining = ContinuousClock.now.duration(to: deadline)
         guard remaining > .zero else {
@@ -97,6 +99,9 @@ enum ConnectionSetup {
         }
         let connectBudget = min(timeouts.connect, remaining)
         let trust: HandshakeTrust? = requirements.usesTLS ? makeTrust() : nil
+        // Observed connections note when TCP was established and read the ServerHello.
+        let tcpEstablished: NIOLockedValueBox<ContinuousClock.Instant?>? = observer == nil ? nil : .init(nil)
+        let sniffsServerHello = observer != nil || trust?.observesHandshake == true
         let mapError: @Sendable (any Error) -> SecureHTTPError = { error in
             TLSSetup.mapError(error, trust: trust, host: host)
         }
@@ -116,6 +121,11 @@ enum ConnectionSetup {
                         let promise = channel.eventLoop.makePromise(of: Negotiated.self)
                         handshakeBox.future = promise.futureResult
                         if let sslContext, let trust {
+                            if sniffsServerHello {
+                                try channel.pipeline.syncOperations.addHandler(
+                                    ServerHelloSniffer(found: trust.negotiated)
+                                )
+                            }
                             let serverName = IPAddressLiteral.isIPAddress(host) ? nil : host
                             let tls = try NIOSSLClientHandler(
                                 context: sslContext,
@@ -161,13 +171,22 @@ enum ConnectionSetup {
         let negotiated: Negotiated
         do {
             (channel, negotiated) = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(any Channel, Negotiated), any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<(any Channel, Negotiated), any Error>) in
                     loop.execute {
                         makeBootstrap().connect(host: origin.host, port: origin.port).whenComplete { result in
                             switch result {
                             case .failure(let error):
-                                continuation.resume(throwing: Self.connectError(error, origin: origin, budget: connectBudget, timeouts: timeouts))
+                                continuation.resume(
+                                    throwing: Self.connectError(
+                                        error,
+                                        origin: origin,
+                                        budget: connectBudget,
+                                        timeouts: timeouts
+                                    )
+                                )
                             case .success(let channel):
+                                tcpEstablished?.withLockedValue { $0 = .now }
                                 Self.awaitHandshake(
                                     channel: channel,
                                     handshake: handshakeBox.future,
@@ -190,6 +209,20 @@ enum ConnectionSetup {
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled during the handshake") }
             if let error = error as? SecureHTTPError { throw error }
             throw mapError(error)
+        }
+        if let observer, let tcpEstablished = tcpEstablished?.withLockedValue({ $0 }) {
+            let isHTTP2: Bool
+            if case .http2 = negotiated { isHTTP2 = true } else { isHTTP2 = false }
+            observer(
+                ConnectionObservation(
+                    host: origin.host,
+                    port: origin.port,
+                    connect: started.duration(to: tcpEstablished),
+                    tlsHandshake: trust == nil ? nil : tcpEstablished.duration(to: .now),
+                    httpVersion: isHTTP2 ? "HTTP/2" : "HTTP/1.1",
+                    negotiated: trust?.negotiated.withLockedValue { $0 }
+                )
+            )
         }
         switch negotiated {
         case .http1(let handler):
@@ -293,11 +326,17 @@ enum ConnectionSetup {
                 if timer.timedOut {
                     if budget < timeouts.tlsHandshake {
                         continuation.resume(
-                            throwing: SecureHTTPError(.deadlineExceeded, "the request deadline passed during the TLS handshake with \(origin)")
+                            throwing: SecureHTTPError(
+                                .deadlineExceeded,
+                                "the request deadline passed during the TLS handshake with \(origin)"
+                            )
                         )
                     } else {
                         continuation.resume(
-                            throwing: SecureHTTPError(.tlsHandshakeTimeout, "the TLS handshake with \(origin) took longer than \(timeouts.tlsHandshake)")
+                            throwing: SecureHTTPError(
+                                .tlsHandshakeTimeout,
+                                "the TLS handshake with \(origin) took longer than \(timeouts.tlsHandshake)"
+                            )
                         )
                     }
                 } else {
@@ -306,7 +345,6 @@ enum ConnectionSetup {
             }
         }
     }
-
 
 }
 
@@ -323,8 +361,6 @@ private final class HandshakeBox: @unchecked Sendable {
         set { self.lock.withLock { self._future = newValue } }
     }
 }
-
-
 
 /// Whether the handshake timer fired; only touched on the connection's event loop.
 private final class HandshakeTimer {
@@ -404,7 +440,9 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        guard let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted(let chosen) = tlsEvent, let promise = self.negotiated else {
+        guard let tlsEvent = event as? TLSUserEvent, case .handshakeCompleted(let chosen) = tlsEvent,
+            let promise = self.negotiated
+        else {
             context.fireUserInboundEventTriggered(event)
             return
         }
@@ -430,7 +468,10 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func installHTTP2(context: ChannelHandlerContext, ready: EventLoopPromise<ConnectionSetup.Negotiated>) throws {
+    private func installHTTP2(
+        context: ChannelHandlerContext,
+        ready: EventLoopPromise<ConnectionSetup.Negotiated>
+    ) throws {
         var connection = NIOHTTP2Handler.ConnectionConfiguration()
         connection.initialSettings = Self.initialSettings(self.http2)
         connection.targetWindowSize = self.http2.connectionWindowSize

@@ -18,6 +18,8 @@ final class HandshakeTrust: Sendable {
     private let observer: (@Sendable (HandshakeObservation) -> Void)?
     private let outcome = NIOLockedValueBox<(failure: ServerTrustError?, report: PinValidationReport?)>((nil, nil))
     private let presented = NIOLockedValueBox(false)
+    /// The server's ServerHello, filled in by a ``ServerHelloSniffer`` when one is installed.
+    let negotiated = NIOLockedValueBox<NegotiatedTLS?>(nil)
     private let counters: TransportCounters
     private let now: @Sendable () -> Date
 
@@ -45,6 +47,9 @@ final class HandshakeTrust: Sendable {
     /// before that was refused on the client's first message: its cipher suites, groups or
     /// signature algorithms.
     var serverPresentedCertificate: Bool { self.presented.withLockedValue { $0 } }
+
+    /// Whether someone observes this handshake, and so wants the ServerHello read.
+    var observesHandshake: Bool { self.observer != nil }
 
     /// The rejection recorded during the handshake, if any.
     var failure: (error: ServerTrustError, report: PinValidationReport?)? {
@@ -74,7 +79,7 @@ final class HandshakeTrust: Sendable {
         ),
             let chain = hit.attachment as? NIOSSL.ValidatedCertificateChain
         {
-            self.observer?(HandshakeObservation(requirements: self.requirements, presentedChain: der, decision: hit.decision))
+            self.observe(der, hit.decision)
             promise.succeed(.certificateVerified(VerificationMetadata(chain)))
             return
         }
@@ -94,7 +99,7 @@ final class HandshakeTrust: Sendable {
         let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
         if let report = decision.pinReport { self.reporter?(report) }
         if let report = decision.transparencyReport, report.result != .compliant { self.transparencyReporter?(report) }
-        self.observer?(HandshakeObservation(requirements: self.requirements, presentedChain: der, decision: decision))
+        self.observe(der, decision)
         if let failure = decision.failure {
             self.record(failure, report: decision.pinReport)
             return .failed
@@ -105,7 +110,8 @@ final class HandshakeTrust: Sendable {
             return .failed
         }
         let result = Self.verified(chain)
-        guard case .certificateVerified(let metadata) = result, let validated = metadata.validatedCertificateChain else {
+        guard case .certificateVerified(let metadata) = result, let validated = metadata.validatedCertificateChain
+        else {
             return result
         }
         self.cache.record(
@@ -117,6 +123,18 @@ final class HandshakeTrust: Sendable {
             attachment: validated
         )
         return result
+    }
+
+    private func observe(_ der: [[UInt8]], _ decision: TrustDecision) {
+        guard let observer = self.observer else { return }
+        observer(
+            HandshakeObservation(
+                requirements: self.requirements,
+                presentedChain: der,
+                decision: decision,
+                negotiated: self.negotiated.withLockedValue { $0 }
+            )
+        )
     }
 
     private func record(_ failure: ServerTrustError, report: PinValidationReport?) {

@@ -133,6 +133,9 @@ enum TLSSetup {
         }
         if let error = error as? SecureHTTPError { return error }
         let text = String(describing: error)
+        if text.contains("WRONG_VERSION_NUMBER") && trust?.serverPresentedCertificate != true {
+            return SecureHTTPError(.tlsFailure, "\(host) did not answer with TLS (a plain HTTP port?)")
+        }
         if text.contains("CERTIFICATE_REQUIRED") {
             return SecureHTTPError(.clientCertificateRequired, "\(host) requires a client certificate")
         }
