@@ -163,6 +163,8 @@ let package = Package(
             dependencies: [
                 "ServerTrust",
                 "SecureNetworkingTesting",
+                // The CLI tests configure the loopback servers' TLS versions and cipher suites.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
