@@ -12,23 +12,44 @@ struct Demo: AsyncParsableCommand {
             by the pins; accepted without them), mutual TLS with and without a client certificate, \
             refresh-token reuse (the client is signed out) and inactivity sign-out. Exits non-zero if a \
             step does not behave as it should. Needs no network beyond loopback.
+
+            Examples:
+              swift run securenet demo
+              securenet demo --json
+
+            Exit status: 0 every step behaved as it should, 1 one did not.
             """
     )
+
+    @Flag(help: "Print the steps as JSON (title, passed, detail) instead of text.")
+    var json = false
+
+    struct StepOutput: Encodable {
+        let title: String
+        let passed: Bool
+        let detail: String
+    }
 
     func run() async throws {
         guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else {
             throw ValidationError("securenet demo needs macOS 14 or later (the reference server uses Hummingbird 2)")
         }
-        print("securenet demo: the reference auth server and a SecureAPIClient, on 127.0.0.1\n")
-        let steps = await SecureNetworkingDemo(report: { _, step in print(step) }).run()
+        let json = self.json
+        if !json { print("securenet demo: the reference auth server and a SecureAPIClient, on 127.0.0.1\n") }
+        let steps = await SecureNetworkingDemo(report: { _, step in if !json { print(step) } }).run()
         let failed = steps.filter { !$0.1.passed }.count
         let all = DemoStepID.allCases.count
-        print("")
-        if failed == 0, steps.count == all {
-            print("all \(all) steps behaved as they should")
+        let passed = failed == 0 && steps.count == all
+        if json {
+            try printJSON(steps.map { StepOutput(title: $0.1.title, passed: $0.1.passed, detail: $0.1.detail) })
         } else {
-            print("\(failed) of \(steps.count) steps did not behave as they should (expected \(all) steps)")
-            throw ExitCode(1)
+            print("")
+            if passed {
+                print("all \(all) steps behaved as they should")
+            } else {
+                print("\(failed) of \(steps.count) steps did not behave as they should (expected \(all) steps)")
+            }
         }
+        if !passed { throw ExitCode(1) }
     }
 }

@@ -11,8 +11,30 @@ struct Serve: AsyncParsableCommand {
             account. Routes: POST /auth/login, POST /oauth/token, GET/PATCH /user/profile, \
             GET /mtls/whoami, and the diagnostic /echo, /status/{code}, /flaky/{key}, /slow. \
             Stop it with Ctrl-C. For development only: the PKI and account are made up for this run.
+
+            Examples:
+              securenet serve
+              securenet serve --directory /tmp/dev --port 8443 --access-token-lifetime 30
+              securenet serve --json
+
+            Exit status: 0 stopped, 1 it could not start (the port is taken, the folder cannot be             written), 64 a usage error.
             """
     )
+
+    @Flag(help: "Print the startup summary as one JSON object (url, files, pins, policy, account) instead of text.")
+    var json = false
+
+    struct SummaryOutput: Encodable {
+        let url: String
+        let caFile: String
+        let serverChainFile: String
+        let clientCertificateFile: String
+        let clientKeyFile: String
+        let policyFile: String
+        let pins: [String: String]
+        let email: String
+        let password: String
+    }
 
     @Option(help: "The folder for the CA, chain, client identity and policy files.")
     var directory: String = "securenet-dev"
@@ -34,11 +56,44 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("securenet serve needs macOS 14 or later (the reference server uses Hummingbird 2)")
         }
         let directory = URL(fileURLWithPath: self.directory, isDirectory: true).standardizedFileURL
-        let development = try await DevelopmentServer.start(directory: directory, port: self.port, accessTokenLifetime: .seconds(self.accessTokenLifetime))
+        let development = try await DevelopmentServer.start(
+            directory: directory,
+            port: self.port,
+            accessTokenLifetime: .seconds(self.accessTokenLifetime)
+        )
         let summary = development.summary
         // Written unbuffered, so the lines are there even when stdout is a pipe and the
         // process ends with Ctrl-C.
         func say(_ line: String = "") { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        if self.json {
+            let output = SummaryOutput(
+                url: summary.url.absoluteString,
+                caFile: summary.caFile.path,
+                serverChainFile: summary.serverChainFile.path,
+                clientCertificateFile: summary.clientCertificateFile.path,
+                clientKeyFile: summary.clientKeyFile.path,
+                policyFile: summary.policyFile.path,
+                pins: Dictionary(
+                    summary.pins.map { ($0.name, $0.pin.description) },
+                    uniquingKeysWith: { first, _ in first }
+                ),
+                email: summary.email,
+                password: summary.password
+            )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            say(String(decoding: try encoder.encode(output), as: UTF8.self))
+        } else {
+            self.printSummary(summary, say)
+        }
+        // Run until the process is interrupted.
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(3600))
+        }
+        await development.server.shutdown()
+    }
+
+    private func printSummary(_ summary: DevelopmentServer.Summary, _ say: (String) -> Void) {
         say("reference auth server: \(summary.url)")
         say("trust this CA:         \(summary.caFile.path)")
         say("server chain:          \(summary.serverChainFile.path)")
@@ -51,10 +106,5 @@ struct Serve: AsyncParsableCommand {
         say((try? String(contentsOf: summary.policyFile, encoding: .utf8)) ?? "")
         say("development account:   \(summary.email) / \(summary.password)")
         say("\nCtrl-C to stop.")
-        // Run until the process is interrupted.
-        while !Task.isCancelled {
-            try await Task.sleep(for: .seconds(3600))
-        }
-        await development.server.shutdown()
     }
 }
