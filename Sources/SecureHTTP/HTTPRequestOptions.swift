@@ -67,6 +67,12 @@ public struct HTTPRequestOptions: Sendable {
     public var forwardsBodyAcrossOrigins: Bool
     /// A field bound when the request has its connection; nil (the default) binds nothing.
     public var credential: Credential?
+    /// Called when the head of a final (non-1xx) response arrives, before its body is read: once
+    /// per hop, redirects included. `NIOHTTPTransport` calls it on the connection's event loop:
+    /// keep it short (the URLSession transport does not call it). For
+    /// timing the first byte of a response (`securenet request -v`); nil (the default) costs
+    /// nothing.
+    public var responseHeadObserver: (@Sendable () -> Void)?
 
     /// Creates options; every argument defaults to the transport's behaviour.
     public init(

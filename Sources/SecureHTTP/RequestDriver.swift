@@ -19,6 +19,8 @@ struct PreparedHop: Sendable {
     var credential: HTTPRequestOptions.Credential?
     /// The connection lane.
     var lane: HTTPRequestOptions.Lane = .standard
+    /// ``HTTPRequestOptions/responseHeadObserver``.
+    var onResponseHead: (@Sendable () -> Void)?
 
     /// The hop's URL, built on demand (the NIO transport never needs it).
     var url: URL { RedirectHop(request: self.request, body: nil).url }
@@ -29,7 +31,10 @@ struct PreparedHop: Sendable {
     func boundRequest() throws(SecureHTTPError) -> HTTPRequest {
         guard let credential = self.credential, let value = credential.value() else { return self.request }
         guard HTTPField.isValidValue(value) else {
-            throw SecureHTTPError(.invalidHeaderValue, "the value of \(credential.name) contains a character HTTP forbids")
+            throw SecureHTTPError(
+                .invalidHeaderValue,
+                "the value of \(credential.name) contains a character HTTP forbids"
+            )
         }
         var request = self.request
         request.headerFields[credential.name] = value
@@ -172,7 +177,9 @@ final class RequestDriver: Sendable {
         _ request: HTTPRequest,
         body: Data?,
         options: HTTPRequestOptions,
-        exchangeWithinDeadline exchange: nonisolated(nonsending) @escaping @Sendable (PreparedHop, ContinuousClock.Instant) async throws(SecureHTTPError) -> (HTTPResponse, Data)
+        exchangeWithinDeadline exchange:
+            nonisolated(nonsending) @escaping @Sendable (PreparedHop, ContinuousClock.Instant)
+            async throws(SecureHTTPError) -> (HTTPResponse, Data)
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         if Task.isCancelled {
             throw SecureHTTPError(.cancelled, "the request was cancelled before it started")
@@ -180,14 +187,17 @@ final class RequestDriver: Sendable {
         let timeout = self.configuration.timeouts.request
         let deadline = ContinuousClock.now.advanced(by: timeout)
         do {
-            return try await self.followRedirects(request, body: body, options: options) { hop throws(SecureHTTPError) in
+            return try await self.followRedirects(request, body: body, options: options) {
+                hop throws(SecureHTTPError) in
                 if ContinuousClock.now >= deadline {
                     throw SecureHTTPError(.deadlineExceeded, "the request did not complete within \(timeout)")
                 }
                 return try await exchange(hop, deadline)
             }
         } catch {
-            if error.code == .deadlineExceeded || (error.code == .cancelled && !Task.isCancelled && ContinuousClock.now >= deadline) {
+            if error.code == .deadlineExceeded
+                || (error.code == .cancelled && !Task.isCancelled && ContinuousClock.now >= deadline)
+            {
                 self.logger.debug("request failed: deadline of \(timeout) exceeded")
                 throw SecureHTTPError(.deadlineExceeded, "the request did not complete within \(timeout)")
             }
@@ -213,6 +223,7 @@ final class RequestDriver: Sendable {
             var prepared = try self.prepare(hop)
             prepared.lane = options.lane
             prepared.credential = rules.crossedOrigin ? nil : options.credential
+            prepared.onResponseHead = options.responseHeadObserver
             self.logger.debug(
                 "→ \(prepared.request.method.rawValue) \(Origin.logDescription(prepared.url))\(SensitiveFields.loggablePath(prepared.request.path)) [\(SensitiveFields.redacted(prepared.request.headerFields))]"
             )
@@ -240,7 +251,10 @@ final class RequestDriver: Sendable {
         // percent-encodes what a request line cannot carry): the HTTP/1.1 request is written
         // as bytes, and no space, control character or quote may reach its request line.
         guard RequestTarget.isValid(hop.request) else {
-            throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path of URI characters")
+            throw SecureHTTPError(
+                .invalidRequest,
+                "the request needs a scheme, an authority and a path of URI characters"
+            )
         }
         let target: ConnectionTarget
         let memoKey = hop.request.scheme.flatMap { scheme in
@@ -268,7 +282,10 @@ final class RequestDriver: Sendable {
         var hasTransferEncoding = false
         for field in hop.request.headerFields {
             guard HTTPField.isValidValue(field.value) else {
-                throw SecureHTTPError(.invalidHeaderValue, "the value of \(field.name) contains a character HTTP forbids")
+                throw SecureHTTPError(
+                    .invalidHeaderValue,
+                    "the value of \(field.name) contains a character HTTP forbids"
+                )
             }
             if field.name == .contentLength {
                 // RFC 9110 §8.6: several Content-Length fields must agree, and then count once.
@@ -284,11 +301,17 @@ final class RequestDriver: Sendable {
             // A length that disagrees with the body would frame the bytes after it as another
             // request on an HTTP/1.1 connection (RFC 9112 §6.3, §11.2: request smuggling).
             guard !hasTransferEncoding else {
-                throw SecureHTTPError(.invalidRequest, "the request has both Content-Length and Transfer-Encoding (RFC 9112 §6.2)")
+                throw SecureHTTPError(
+                    .invalidRequest,
+                    "the request has both Content-Length and Transfer-Encoding (RFC 9112 §6.2)"
+                )
             }
             let count = hop.body?.count ?? 0
             guard let declared = Int(contentLength), declared == count else {
-                throw SecureHTTPError(.invalidRequest, "the request's Content-Length (\(contentLength.prefix(20))) is not its body's size (\(count) bytes)")
+                throw SecureHTTPError(
+                    .invalidRequest,
+                    "the request's Content-Length (\(contentLength.prefix(20))) is not its body's size (\(count) bytes)"
+                )
             }
         }
         return PreparedHop(request: hop.request, body: hop.body, target: target)

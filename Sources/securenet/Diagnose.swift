@@ -220,7 +220,7 @@ struct Diagnose: AsyncParsableCommand {
                     allowsArbitraryLoads: true,
                     rank: nil,
                     note:
-                        "in this library arbitrary loads only allow plain http; TLS keeps the default requirements (ATS would drop them: use a domain exception instead)"
+                        "here arbitrary loads allow plain http only and TLS keeps its requirements, unlike ATS: use a domain exception"
                 ),
             ]
         }

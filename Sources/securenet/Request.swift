@@ -144,6 +144,7 @@ struct RequestCommand: AsyncParsableCommand {
         let handshake = NIOLockedValueBox<HandshakeObservation?>(nil)
         let connection = NIOLockedValueBox<ConnectionObservation?>(nil)
         let sent = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+        let firstByte = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
         configuration.handshakeObserver = { observation in handshake.withLockedValue { $0 = observation } }
         configuration.connectionObserver = { observation in connection.withLockedValue { $0 = observation } }
 
@@ -168,6 +169,7 @@ struct RequestCommand: AsyncParsableCommand {
             sent.withLockedValue { $0 = .now }
             return nil
         }
+        options.responseHeadObserver = { firstByte.withLockedValue { $0 = .now } }
 
         let dns = Self.resolve(url)
         let started = ContinuousClock.now
@@ -198,7 +200,9 @@ struct RequestCommand: AsyncParsableCommand {
                 dns: dns,
                 connect: connection.withLockedValue { $0 }?.connect,
                 tlsHandshake: connection.withLockedValue { $0 }?.tlsHandshake,
-                response: sent.withLockedValue { $0 }.map { $0.duration(to: finished) },
+                firstByte: sent.withLockedValue { sent in
+                    firstByte.withLockedValue { head in head.flatMap { head in sent.map { $0.duration(to: head) } } }
+                },
                 total: started.duration(to: finished)
             )
         )

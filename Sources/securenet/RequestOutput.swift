@@ -9,7 +9,8 @@ struct Exchange {
         let dns: Duration?
         let connect: Duration?
         let tlsHandshake: Duration?
-        let response: Duration?
+        /// From the request going on the wire to its response's head.
+        let firstByte: Duration?
         let total: Duration
 
         /// `3.21 ms`.
@@ -23,7 +24,8 @@ struct Exchange {
         }
 
         enum CodingKeys: String, CodingKey {
-            case dnsMilliseconds, connectMilliseconds, tlsHandshakeMilliseconds, responseMilliseconds, totalMilliseconds
+            case dnsMilliseconds, connectMilliseconds, tlsHandshakeMilliseconds, firstByteMilliseconds,
+                totalMilliseconds
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -31,7 +33,7 @@ struct Exchange {
             try container.encodeIfPresent(self.dns.map(Self.milliseconds), forKey: .dnsMilliseconds)
             try container.encodeIfPresent(self.connect.map(Self.milliseconds), forKey: .connectMilliseconds)
             try container.encodeIfPresent(self.tlsHandshake.map(Self.milliseconds), forKey: .tlsHandshakeMilliseconds)
-            try container.encodeIfPresent(self.response.map(Self.milliseconds), forKey: .responseMilliseconds)
+            try container.encodeIfPresent(self.firstByte.map(Self.milliseconds), forKey: .firstByteMilliseconds)
             try container.encode(Self.milliseconds(self.total), forKey: .totalMilliseconds)
         }
     }
@@ -175,7 +177,7 @@ struct Exchange {
         print("< \(record.response.status ?? 0)", to: &standardError)
         for field in record.response.headers { print("< \(field.name): \(field.value)", to: &standardError) }
         print(
-            "* timings: DNS \(Timings.text(self.timings.dns)), connect \(Timings.text(self.timings.connect)), TLS \(Timings.text(self.timings.tlsHandshake)), response \(Timings.text(self.timings.response)) (request sent to last byte), total \(Timings.text(self.timings.total))",
+            "* timings: DNS \(Timings.text(self.timings.dns)), connect \(Timings.text(self.timings.connect)), TLS \(Timings.text(self.timings.tlsHandshake)), first byte \(Timings.text(self.timings.firstByte)) (request sent to response head), total \(Timings.text(self.timings.total))",
             to: &standardError
         )
     }

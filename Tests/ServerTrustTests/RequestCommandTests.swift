@@ -146,8 +146,9 @@ struct RequestCommandTests {
             #expect(trust["verdict"] as? String == "trusted")
             #expect((trust["chain"] as? [Any])?.count == 3)
             let timings = try #require(json["timings"] as? [String: Double])
-            for key in ["connectMilliseconds", "tlsHandshakeMilliseconds", "responseMilliseconds", "totalMilliseconds"]
-            {
+            for key in [
+                "connectMilliseconds", "tlsHandshakeMilliseconds", "firstByteMilliseconds", "totalMilliseconds",
+            ] {
                 #expect((timings[key] ?? 0) > 0, "\(key)")
             }
             #expect((timings["totalMilliseconds"] ?? 0) >= (timings["tlsHandshakeMilliseconds"] ?? .infinity))

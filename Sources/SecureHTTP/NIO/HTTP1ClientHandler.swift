@@ -25,14 +25,18 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
         let maximumBodySize: Int
         /// When the exchange fails with `deadlineExceeded` and the connection closes.
         let deadline: NIODeadline
+        /// Called when the final response's head arrives.
+        let onHead: (@Sendable () -> Void)?
         private let continuation: UnsafeContinuation<Completed, any Error>
 
         init(
             request: HTTP1RequestBytes,
             maximumBodySize: Int,
             deadline: NIODeadline,
+            onHead: (@Sendable () -> Void)? = nil,
             continuation: UnsafeContinuation<Completed, any Error>
         ) {
+            self.onHead = onHead
             self.request = request
             self.maximumBodySize = maximumBodySize
             self.deadline = deadline
@@ -170,6 +174,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
             if head.status.code >= 100 && head.status.code < 200 && head.status.code != 101 {
                 return  // interim response; the final one follows
             }
+            exchange.onHead?()
             let length = head.headers.first(name: "content-length").flatMap(Int.init)
             if let length, length > exchange.maximumBodySize {
                 self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
@@ -208,7 +213,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
             self.receiveBuffer = buffer.capacity <= 256 * 1024 ? buffer : nil
             exchange.succeed(Completed(response: response, body: buffer, reusable: reusable))
         default:
-            self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response part out of order"))
+            self.fail(
+                context: context,
+                SecureHTTPError(.invalidResponse, "the server sent a response part out of order")
+            )
         }
     }
 
@@ -240,7 +248,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
     /// peer's close_notify arrives or its timeout passes.
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         if mode == .all {
-            let error = self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection was closed during the exchange")
+            let error =
+                self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection was closed during the exchange")
             self.failPending(error)
             self.state = .closed
             self.cancelTimers()
@@ -249,7 +258,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let error = SecureHTTPError(.connectionClosed, "the server closed the connection before the response was complete")
+        let error = SecureHTTPError(
+            .connectionClosed,
+            "the server closed the connection before the response was complete"
+        )
         self.handshakePromise.fail(error)
         self.failPending(error)
         self.state = .closed
@@ -276,7 +288,10 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
         case .awaitingHead, .receivingBody:
             guard let deadline = self.exchangeDeadline else { return }
             if deadline <= now {
-                self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
+                self.fail(
+                    context: context,
+                    SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange")
+                )
             } else {
                 self.ensureTimer(context: context, firesBy: deadline)
             }

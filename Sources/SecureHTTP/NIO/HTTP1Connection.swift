@@ -45,11 +45,13 @@ final class HTTP1Connection: Sendable {
                 // Resumed exactly once, by the handler: with the response, or with why the
                 // exchange failed, the connection's close reason included when it had already
                 // closed (an unsafe continuation saves the checked one's allocation).
-                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>) in
+                try await withUnsafeThrowingContinuation {
+                    (continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>) in
                     let exchange = HTTP1ClientHandler.Exchange(
                         request: request,
                         maximumBodySize: maximumBodySize,
                         deadline: exchangeDeadline,
+                        onHead: hop.onResponseHead,
                         continuation: continuation
                     )
                     // One hop onto the event loop for the whole exchange, and none for a task
@@ -84,7 +86,10 @@ final class HTTP1Connection: Sendable {
 
     /// The response for `head`, its field names checked (RFC 9110 §5.1) and canonicalised
     /// through `cache`, which remembers what a connection has seen.
-    static func makeResponse(_ head: HTTPResponseHead, cache: inout ResponseFieldsCache) throws(SecureHTTPError) -> HTTPResponse {
+    static func makeResponse(
+        _ head: HTTPResponseHead,
+        cache: inout ResponseFieldsCache
+    ) throws(SecureHTTPError) -> HTTPResponse {
         guard head.status.code >= 100, head.status.code <= 999 else {
             throw SecureHTTPError(.invalidResponse, "the response status \(head.status.code) is out of range")
         }
@@ -144,11 +149,16 @@ struct ResponseFieldsCache {
 enum FieldBytes {
     /// The same names and values in the same order, byte for byte (`String`'s `==` would also
     /// equate canonically equivalent Unicode spelled with other bytes).
-    static func identical<Fields: Collection>(_ lhs: Fields, _ rhs: Fields, _ field: (Fields.Element) -> (name: String, value: String)) -> Bool {
+    static func identical<Fields: Collection>(
+        _ lhs: Fields,
+        _ rhs: Fields,
+        _ field: (Fields.Element) -> (name: String, value: String)
+    ) -> Bool {
         guard lhs.count == rhs.count else { return false }
         for (left, right) in zip(lhs, rhs) {
             let (leftField, rightField) = (field(left), field(right))
-            guard Self.sameBytes(leftField.name, rightField.name), Self.sameBytes(leftField.value, rightField.value) else { return false }
+            guard Self.sameBytes(leftField.name, rightField.name), Self.sameBytes(leftField.value, rightField.value)
+            else { return false }
         }
         return true
     }
@@ -156,7 +166,8 @@ enum FieldBytes {
     private static func sameBytes(_ lhs: String, _ rhs: String) -> Bool {
         let same = lhs.utf8.withContiguousStorageIfAvailable { left in
             rhs.utf8.withContiguousStorageIfAvailable { right in
-                left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
+                left.count == right.count
+                    && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
             }
         }
         if let same = same ?? nil { return same }

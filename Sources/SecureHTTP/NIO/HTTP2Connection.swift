@@ -84,6 +84,7 @@ final class HTTP2Connection: Sendable {
         let exchange = HTTP2Exchange()
         let control = ChannelCancellation()
         let body = hop.body
+        let onHead = hop.onResponseHead
         let nioDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         // A failure of the whole connection (a PING unanswered, a protocol error) fails this
         // exchange at once.
@@ -91,7 +92,8 @@ final class HTTP2Connection: Sendable {
         defer { activity.unregister(token) }
         do {
             let completed = try await withTaskCancellationHandler {
-                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) in
+                try await withUnsafeThrowingContinuation {
+                    (continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) in
                     exchange.wait(continuation)
                     // One hop onto the event loop for the whole exchange, none from a task on it.
                     let open: @Sendable () -> Void = {
@@ -128,7 +130,8 @@ final class HTTP2Connection: Sendable {
                                             exchange: exchange,
                                             connectionCloseReason: closeReason,
                                             goAwayLastStream: goAwayLastStream,
-                                            shared: streamsShared
+                                            shared: streamsShared,
+                                            onHead: onHead
                                         )
                                     )
                                 } catch {
@@ -155,7 +158,9 @@ final class HTTP2Connection: Sendable {
 
     /// Header fields that are specific to an HTTP/1.1 connection: RFC 9113 §8.2.2 forbids them
     /// in HTTP/2, so they are dropped (as an intermediary must) rather than sent.
-    static let connectionSpecificFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host"]
+    static let connectionSpecificFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host",
+    ]
 
     /// The request's HEADERS: the pseudo-header fields first (RFC 9113 §8.3.1, `:authority`
     /// instead of `Host`), then the fields with lowercase names (swift-http-types' canonical

@@ -37,7 +37,8 @@ final class HTTP2Exchange: Sendable {
 
     /// Settles the exchange; does nothing when it was settled already.
     func settle(_ result: Result<HTTP2StreamHandler.Completed, SecureHTTPError>) {
-        let waiting = self.state.withLockedValue { state -> UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>? in
+        let waiting = self.state.withLockedValue {
+            state -> UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>? in
             switch state {
             case .pending:
                 state = .settled(result)
@@ -90,6 +91,8 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     /// exchange's while it runs) and the response fields seen.
     private let shared: HTTP2StreamsShared
     private var deadlineToken: Int?
+    /// Called when the final response's HEADERS arrive.
+    private let onHead: (@Sendable () -> Void)?
 
     init(
         headers: HPACKHeaders,
@@ -99,8 +102,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         exchange: HTTP2Exchange,
         connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>,
         goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
-        shared: HTTP2StreamsShared
+        shared: HTTP2StreamsShared,
+        onHead: (@Sendable () -> Void)? = nil
     ) {
+        self.onHead = onHead
         self.shared = shared
         self.goAwayLastStream = goAwayLastStream
         self.headers = headers
@@ -125,7 +130,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         self.state = .awaitingHead
         self.deadlineToken = self.shared.deadlines.add(self.deadline) {
             self.deadlineToken = nil
-            self.fail(context: context, SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange"))
+            self.fail(
+                context: context,
+                SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange")
+            )
         }
         let hasBody = (self.body?.readableBytes ?? 0) > 0
         // The HEADERS frame opens the stream; a failure to write it means nothing was sent.
@@ -137,7 +145,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
             reason.requestWasNotSent = true
             self.fail(context: context, reason)
         }
-        context.write(self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: !hasBody))), promise: opened)
+        context.write(
+            self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: !hasBody))),
+            promise: opened
+        )
         if hasBody, let body = self.body {
             context.write(self.wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
         }
@@ -159,10 +170,14 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
             if status >= 100 && status < 200 {
                 // An interim response; the final one follows (RFC 9113 §8.1).
                 if frame.endStream {
-                    self.fail(context: context, SecureHTTPError(.invalidResponse, "the stream ended with an interim response"))
+                    self.fail(
+                        context: context,
+                        SecureHTTPError(.invalidResponse, "the stream ended with an interim response")
+                    )
                 }
                 return
             }
+            self.onHead?()
             let length = frame.headers.first(name: "content-length").flatMap(Int.init)
             if let length, length > self.maximumBodySize {
                 self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
@@ -177,10 +192,19 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
             if frame.endStream {
                 self.succeed(context: context)
             } else {
-                self.fail(context: context, SecureHTTPError(.invalidResponse, "the response has a header block after its body that does not end the stream"))
+                self.fail(
+                    context: context,
+                    SecureHTTPError(
+                        .invalidResponse,
+                        "the response has a header block after its body that does not end the stream"
+                    )
+                )
             }
         case (.headers, _), (.data, _):
-            self.fail(context: context, SecureHTTPError(.invalidResponse, "the server sent a response frame out of order"))
+            self.fail(
+                context: context,
+                SecureHTTPError(.invalidResponse, "the server sent a response frame out of order")
+            )
         default:
             break  // WINDOW_UPDATE, PRIORITY and the like: NIOHTTP2's business
         }
@@ -191,7 +215,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         // The state lets go of the buffer before it grows, so the append never copies it.
         self.state = .receivingBody(head, ByteBuffer())
         guard case .byteBuffer(var part) = frame.data else {
-            self.fail(context: context, SecureHTTPError(.invalidResponse, "the response body arrived in an unexpected form"))
+            self.fail(
+                context: context,
+                SecureHTTPError(.invalidResponse, "the response body arrived in an unexpected form")
+            )
             return
         }
         guard buffer.readableBytes + part.readableBytes <= self.maximumBodySize else {
@@ -210,7 +237,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
             if closed.errorCode == .refusedStream || aboveGoAway {
                 // RFC 9113 §8.7: REFUSED_STREAM, and the streams above a GOAWAY's last stream
                 // id (§6.8; NIOHTTP2 closes those with CANCEL), were not processed.
-                mapped = SecureHTTPError(.requestNotProcessed, "the server did not process the request (HTTP/2 GOAWAY or REFUSED_STREAM)")
+                mapped = SecureHTTPError(
+                    .requestNotProcessed,
+                    "the server did not process the request (HTTP/2 GOAWAY or REFUSED_STREAM)"
+                )
             } else {
                 mapped = SecureHTTPError(.streamReset, "the server reset the HTTP/2 stream (\(closed.errorCode))")
             }
@@ -233,7 +263,9 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.finish(.failure(SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete")))
+        self.finish(
+            .failure(SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete"))
+        )
     }
 
     private func succeed(context: ChannelHandlerContext) {
