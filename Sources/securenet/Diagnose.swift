@@ -25,7 +25,7 @@ struct Diagnose: AsyncParsableCommand {
             loads. Any HTTP response passes; a failure prints its code. The smallest passing \
             relaxation is printed as an Info.plist and a JSON policy entry. Relaxations are ranked \
             by RFC 9325 (BCP 195): ATS's CBC suites, then forward secrecy off (static RSA key \
-            transport, a SHOULD NOT, §4.2.1), then TLS 1.1 and 1.0 (MUST NOT, §3.1.1). No exception \
+            transport, a SHOULD NOT, §4.1), then TLS 1.1 and 1.0 (MUST NOT, §3.1.1). No exception \
             makes an untrusted chain pass: fix the certificate or trust its CA (--ca). With \
             --info-plist or --policy, that exact policy is tried too.
 
