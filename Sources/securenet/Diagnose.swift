@@ -84,11 +84,13 @@ struct Diagnose: AsyncParsableCommand {
         }
         let usesTLS = url.scheme?.lowercased() == "https"
         let configurations = usesTLS ? Configuration.tls(host: host) : Configuration.plainHTTP(host: host)
-        var standardError = StandardError()
-        print(
-            "securenet: diagnosing \(self.url) (\(configurations.count + (appPolicy == nil ? 0 : 1)) configurations)…",
-            to: &standardError
-        )
+        // Progress for a person watching (each configuration can take up to --timeout); kept
+        // off pipes, so a script's standard error holds only the one-line error, if any.
+        if isatty(STDERR_FILENO) == 1 {
+            var standardError = StandardError()
+            let count = configurations.count + (appPolicy == nil ? 0 : 1)
+            print("securenet: diagnosing \(self.url) (\(count) configurations)…", to: &standardError)
+        }
 
         var results: [Attempt] = []
         for configuration in configurations {

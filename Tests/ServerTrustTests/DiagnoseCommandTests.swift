@@ -265,7 +265,7 @@ struct DiagnoseCommandTests {
         try await withRefusingLoopbackPort { port in
             let refused = try run(["https://127.0.0.1:\(port)/"])
             #expect(refused.status == 1)
-            #expect(refused.error.split(separator: "\n").filter { !$0.hasPrefix("securenet: diagnosing") }.count == 1)
+            #expect(refused.error.split(separator: "\n").count == 1)
             #expect(refused.error.contains("securenet: https://127.0.0.1:\(port)/: could not connect"))
         }
         try await withLoopbackHTTPServer(nil) { server in
@@ -288,6 +288,11 @@ struct DiagnoseCommandTests {
         ])
         #expect(missing.status == 1)
         #expect(missing.error.contains("cannot read"))
+        let badPin = try directory.write("policy.json", Array(#"{ "pinnedDomains": { "localhost": { "pins": ["sha256/short", "sha256/x"] } } }"#.utf8))
+        let pin = try run(["https://localhost:1/", "--policy", badPin])
+        #expect(pin.status == 1)
+        #expect(pin.error.split(separator: "\n").count == 1)
+        #expect(pin.error.contains("securenet: \(badPin): $.pinnedDomains"), "\(pin.error)")
         let usage = try run(["ftp://localhost/"])
         #expect(usage.status == 64)
     }
