@@ -288,7 +288,10 @@ struct DiagnoseCommandTests {
         ])
         #expect(missing.status == 1)
         #expect(missing.error.contains("cannot read"))
-        let badPin = try directory.write("policy.json", Array(#"{ "pinnedDomains": { "localhost": { "pins": ["sha256/short", "sha256/x"] } } }"#.utf8))
+        let badPin = try directory.write(
+            "policy.json",
+            Array(#"{ "pinnedDomains": { "localhost": { "pins": ["sha256/short", "sha256/x"] } } }"#.utf8)
+        )
         let pin = try run(["https://localhost:1/", "--policy", badPin])
         #expect(pin.status == 1)
         #expect(pin.error.split(separator: "\n").count == 1)
