@@ -89,10 +89,15 @@ struct Diagnose: AsyncParsableCommand {
         if isatty(STDERR_FILENO) == 1 {
             var standardError = StandardError()
             let count = configurations.count + (appPolicy == nil ? 0 : 1)
-            print("securenet: diagnosing \(self.url) (\(count) configurations)…", to: &standardError)
+            print(
+                "securenet: diagnosing \(Redaction.url(url) ?? self.url) (\(count) configurations)…",
+                to: &standardError
+            )
         }
 
+        let shownURL = Redaction.url(url) ?? self.url
         var results: [Attempt] = []
+        var reached = false
         for configuration in configurations {
             let attempt = await Self.attempt(
                 url,
@@ -100,9 +105,14 @@ struct Diagnose: AsyncParsableCommand {
                 configuration.policy(base: base, host: host),
                 timeout: self.timeout
             )
-            if results.isEmpty, let error = attempt.error, Self.isFatal(error.code) {
-                // Nothing below TLS's policy can change an unreachable host or a port without TLS.
-                throw CLIError(subject: self.url, error.message)
+            // The first configuration that tries to connect (not refused by the policy first)
+            // tells whether the host is there: nothing a policy relaxes can change an
+            // unreachable host or a port without TLS.
+            if !reached, attempt.error?.code != .policyViolation {
+                reached = true
+                if let error = attempt.error, Self.isFatal(error.code) {
+                    throw CLIError(subject: shownURL, error.message)
+                }
             }
             results.append(attempt.with(configuration))
         }
@@ -116,7 +126,7 @@ struct Diagnose: AsyncParsableCommand {
             )
         }
         return Report(
-            url: self.url,
+            url: shownURL,
             host: host,
             trust: self.policyOptions.ca != nil
                 ? "the certificates of --ca"
@@ -357,11 +367,16 @@ extension Diagnose {
                 self.conclusion = "needs an exception: \(configuration.name)"
             } else {
                 self.minimalException = nil
-                let trustFailure = attempts.contains { $0.error?.code == .serverTrustFailure }
-                self.conclusion =
-                    trustFailure
-                    ? "no configuration passes: the chain is not trusted, and no exception changes that (fix the certificate, or trust its CA with --ca)"
-                    : "no configuration passes"
+                let codes = Set(attempts.compactMap { $0.error?.code })
+                if codes.contains(.serverTrustFailure) {
+                    self.conclusion =
+                        "no configuration passes: the chain is not trusted, and no exception changes that (fix the certificate, or trust its CA with --ca)"
+                } else if codes.contains(.clientCertificateRequired) {
+                    self.conclusion =
+                        "no configuration passes: the server requires a client certificate (try securenet request with --cert and --key, or --p12)"
+                } else {
+                    self.conclusion = "no configuration passes"
+                }
             }
             if let appPolicy {
                 self.status = appPolicy.passed ? 0 : 2

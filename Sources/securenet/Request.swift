@@ -111,10 +111,13 @@ struct RequestCommand: AsyncParsableCommand {
             throw error.exit()
         } catch let failure as UntrustedServer {
             var standardError = StandardError()
-            print("securenet: \(self.url): \(failure.message)", to: &standardError)
+            print("securenet: \(self.shownURL): \(failure.message)", to: &standardError)
             throw ExitCode(2)
         }
     }
+
+    /// The URL as errors show it: secret-named query parameters and user info redacted.
+    var shownURL: String { Redaction.url(URL(string: self.url)) ?? "the URL" }
 
     /// A server that was reached but not trusted.
     struct UntrustedServer: Error {
@@ -123,7 +126,7 @@ struct RequestCommand: AsyncParsableCommand {
 
     func send() async throws -> Exchange {
         guard let url = URL(string: self.url), url.host?.isEmpty == false else {
-            throw CLIError(subject: self.url, "not a URL")
+            throw CLIError(subject: self.shownURL, "not a URL")
         }
         var policy = try self.policyOptions.loadPolicy() ?? TransportSecurityPolicy.strict
         if self.policyOptions.policyFile == nil, let anchors = try self.policyOptions.anchors() {
@@ -187,7 +190,7 @@ struct RequestCommand: AsyncParsableCommand {
                     message: error.serverTrustError.map { "\($0.code): \($0.message)" } ?? error.message
                 )
             }
-            throw CLIError(subject: self.url, error.serverTrustError?.message ?? error.message)
+            throw CLIError(subject: self.shownURL, error.serverTrustError?.message ?? error.message)
         }
         let finished = ContinuousClock.now
         return Exchange(

@@ -242,6 +242,21 @@ struct DiagnoseCommandTests {
         }
     }
 
+    @Test func aServerThatRequiresAClientCertificatePassesNoConfiguration() async throws {
+        var tls = LoopbackHTTPServer.TLS(chain: try Self.pki.validChain())
+        tls.requiredClientCertificateIssuers = [Self.pki.clientCA]
+        try await withLoopbackHTTPServer(tls) { server in
+            let (status, json, _) = try report(server.port)
+            #expect(status == 3)
+            #expect(Self.results(json).values.allSatisfy { $0 == "FAIL" })
+            #expect(
+                (json["results"] as? [[String: Any]])?.first?["errorCode"] as? String == "clientCertificateRequired"
+            )
+            #expect((json["conclusion"] as? String)?.contains("requires a client certificate") == true)
+            #expect(server.statistics.requests.isEmpty)
+        }
+    }
+
     @Test func plainHTTPNeedsTheInsecureLoadsException() async throws {
         try await withLoopbackHTTPServer(nil) { server in
             let result = try run(["http://localhost:\(server.port)/", "--json"])
@@ -267,6 +282,14 @@ struct DiagnoseCommandTests {
             #expect(refused.status == 1)
             #expect(refused.error.split(separator: "\n").count == 1)
             #expect(refused.error.contains("securenet: https://127.0.0.1:\(port)/: could not connect"))
+            // For http://, the default refuses before connecting; the first attempt that
+            // connects finds nobody there.
+            let plain = try run(["http://127.0.0.1:\(port)/?token=query-secret"])
+            #expect(plain.status == 1)
+            #expect(
+                plain.error.hasPrefix("securenet: http://127.0.0.1:\(port)/?token=REDACTED: could not connect"),
+                "\(plain.error)"
+            )
         }
         try await withLoopbackHTTPServer(nil) { server in
             let plain = try run(["https://localhost:\(server.port)/"])

@@ -260,6 +260,11 @@ struct RequestCommandTests {
         }
         try await withRefusingLoopbackPort { port in
             try expectOneLine(["https://127.0.0.1:\(port)/"], "could not connect")
+            // The URL in an error hides secret-named query parameters.
+            try expectOneLine(
+                ["https://127.0.0.1:\(port)/?access_token=query-secret"],
+                "/?access_token=REDACTED: could not connect"
+            )
         }
         try await withLoopbackHTTPServer(nil) { server in
             try expectOneLine(["https://localhost:\(server.port)/", "--ca", ca], "did not answer with TLS")
