@@ -171,18 +171,7 @@ struct DiagnoseCommandTests {
             let directory = try TemporaryDirectory()
             let (_, json, _) = try report(server.port)
             let snippet = try #require(Self.minimal(json)?["infoPlist"] as? String)
-            let plist = """
-                <?xml version="1.0" encoding="UTF-8"?>
-                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-                <plist version="1.0">
-                <dict>
-                	<key>NSAppTransportSecurity</key>
-                	<dict>
-                \(snippet)
-                	</dict>
-                </dict>
-                </plist>
-                """
+            let plist = InfoPlistPolicyTests.xml(snippet)
             let path = try directory.write("Info.plist", Array(plist.utf8))
             let (status, withPolicy, _) = try report(server.port, ["--info-plist", path])
             #expect(status == 0)
@@ -194,7 +183,7 @@ struct DiagnoseCommandTests {
             // Without the exception, the app's policy fails: exit status 2.
             let strict = try directory.write(
                 "Strict.plist",
-                Array(plist.replacingOccurrences(of: snippet, with: "").utf8)
+                Array(InfoPlistPolicyTests.xml(nil).utf8)
             )
             let (failing, withoutException, _) = try report(server.port, ["--info-plist", strict])
             #expect(failing == 2)

@@ -200,25 +200,18 @@ struct RequestCommandTests {
         var tls = LoopbackHTTPServer.TLS(chain: try Self.pki.validChain())
         tls.minimumVersion = .tlsv11
         tls.maximumVersion = .tlsv11
-        let plist = """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-            <plist version="1.0">
-            <dict>
-            	<key>NSAppTransportSecurity</key>
-            	<dict>
-            		<key>NSExceptionDomains</key>
-            		<dict>
-            			<key>localhost</key>
-            			<dict>
-            				<key>NSExceptionMinimumTLSVersion</key>
-            				<string>TLSv1.1</string>
-            			</dict>
-            		</dict>
-            	</dict>
-            </dict>
-            </plist>
+        let plist = InfoPlistPolicyTests.xml(
             """
+            \t\t<key>NSExceptionDomains</key>
+            \t\t<dict>
+            \t\t\t<key>localhost</key>
+            \t\t\t<dict>
+            \t\t\t\t<key>NSExceptionMinimumTLSVersion</key>
+            \t\t\t\t<string>TLSv1.1</string>
+            \t\t\t</dict>
+            \t\t</dict>
+            """
+        )
         let infoPlist = try directory.write("Info.plist", Array(plist.utf8))
         try await withLoopbackHTTPServer(tls, handler: Self.echo) { server in
             let url = "https://localhost:\(server.port)/"
