@@ -47,7 +47,12 @@ struct ReferenceAuthServerTokenTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func malformedLoginIs400() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
-            let garbage = try await client.send(.post, "/auth/login", headers: [.contentType: "application/json"], body: Data("{email".utf8))
+            let garbage = try await client.send(
+                .post,
+                "/auth/login",
+                headers: [.contentType: "application/json"],
+                body: Data("{email".utf8)
+            )
             #expect(garbage.status == 400)
             #expect(garbage.string("error") == "invalid_request")
             let missing = try await client.sendJSON(.post, "/auth/login", ["email": "alice@example.com"])
@@ -61,7 +66,8 @@ struct ReferenceAuthServerTokenTests {
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func refreshRotatesAndReuseRevokesTheFamily() async throws {
-        try await withReferenceClient(try ReferenceFixture.configuration()) { client in
+        let clock = ReferenceTestClock()
+        try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
             let login = try await client.login()
             let firstAccess = try #require(login.string("access_token"))
             let firstRefresh = try #require(login.string("refresh_token"))
@@ -74,10 +80,14 @@ struct ReferenceAuthServerTokenTests {
             #expect(rotated.tokenType == "Bearer")
             #expect(try await client.profile(bearer: rotated.accessToken).status == 200)
 
-            // The spent token again: refused, and the whole family goes with it.
+            // The spent token again, past the 10 s grace window: refused, and the whole family
+            // goes with it.
+            clock.advance(10)
             await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await endpoint.refresh(using: firstRefresh) }
             #expect(client.server.statistics.revokedFamilies == 1)
-            await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await endpoint.refresh(using: secondRefresh) }
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) {
+                try await endpoint.refresh(using: secondRefresh)
+            }
             for access in [firstAccess, rotated.accessToken] {
                 let refused = try await client.profile(bearer: access)
                 #expect(refused.status == 401)
@@ -92,6 +102,133 @@ struct ReferenceAuthServerTokenTests {
         }
     }
 
+    /// RFC 9700 §4.14.2: a client whose refresh response was lost retries with the same refresh
+    /// token; within the grace window, while the successor is unused, it gets that successor.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRetriedRefreshWithinTheGraceWindowGetsTheSameSuccessor() async throws {
+        let clock = ReferenceTestClock()
+        try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
+            let first = try #require(try await client.login().string("refresh_token"))
+            let endpoint = client.tokenEndpoint()
+            let lost = try await endpoint.refresh(using: first)
+            clock.advance(9.9)
+            let retried = try await endpoint.refresh(using: first)
+            #expect(retried == lost)
+            #expect(client.server.statistics.refreshReplays == 1)
+            #expect(client.server.statistics.revokedFamilies == 0)
+            #expect(try await client.profile(bearer: retried.accessToken).status == 200)
+            // The successor works, and once it has been used the grace of its predecessor ends.
+            let next = try await endpoint.refresh(using: try #require(retried.refreshToken))
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await endpoint.refresh(using: first) }
+            #expect(client.server.statistics.revokedFamilies == 1)
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) {
+                try await endpoint.refresh(using: try #require(next.refreshToken))
+            }
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test(arguments: [10.0, 60.0])
+    func reuseAtOrPastTheGraceWindowRevokes(after seconds: Double) async throws {
+        let clock = ReferenceTestClock()
+        try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
+            let first = try #require(try await client.login().string("refresh_token"))
+            let endpoint = client.tokenEndpoint()
+            let rotated = try await endpoint.refresh(using: first)
+            clock.advance(seconds)
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await endpoint.refresh(using: first) }
+            #expect(client.server.statistics.refreshReplays == 0)
+            #expect(client.server.statistics.revokedFamilies == 1)
+            #expect(try await client.profile(bearer: rotated.accessToken).status == 401)
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aZeroGraceWindowRevokesAtOnce() async throws {
+        let configuration = try ReferenceFixture.configuration { $0.refreshTokenReuseGraceWindow = .zero }
+        try await withReferenceClient(configuration) { client in
+            let first = try #require(try await client.login().string("refresh_token"))
+            let endpoint = client.tokenEndpoint()
+            _ = try await endpoint.refresh(using: first)
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await endpoint.refresh(using: first) }
+            #expect(client.server.statistics.revokedFamilies == 1)
+        }
+    }
+
+    /// RFC 7009: revoking a refresh token ends its family (its access tokens too); an unknown
+    /// token is answered 200 as well; a request without a token is invalid_request.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test(arguments: ["refresh_token", "access_token", nil] as [String?])
+    func revocationEndsTheFamily(revoking hint: String?) async throws {
+        try await withReferenceClient(try ReferenceFixture.configuration()) { client in
+            let login = try await client.login()
+            let access = try #require(login.string("access_token"))
+            let refresh = try #require(login.string("refresh_token"))
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            // Revoke the access token when the hint says so, else the refresh token; without a
+            // hint, the access token (found after the refresh tokens were searched).
+            let token = hint == "refresh_token" ? refresh : access
+            let body = "token=\(token)" + (hint.map { "&token_type_hint=\($0)" } ?? "")
+            let revoked = try await client.send(.post, "/oauth/revoke", headers: form, body: Data(body.utf8))
+            #expect(revoked.status == 200)
+            #expect(revoked.body.isEmpty)
+            #expect(client.server.statistics.revocations == 1)
+            #expect(try await client.profile(bearer: access).status == 401)
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) {
+                try await client.tokenEndpoint().refresh(using: refresh)
+            }
+
+            let unknown = try await client.send(.post, "/oauth/revoke", headers: form, body: Data("token=nope".utf8))
+            #expect(unknown.status == 200)
+            let missing = try await client.send(
+                .post,
+                "/oauth/revoke",
+                headers: form,
+                body: Data("token_type_hint=access_token".utf8)
+            )
+            #expect(missing.status == 400)
+            #expect(missing.string("error") == "invalid_request")
+            #expect(client.server.statistics.revocations == 1)
+        }
+    }
+
+    /// Failed sign-ins are limited per account (5 by default) and per address; while limited,
+    /// even the right password is answered 429 with Retry-After; the window passing lifts it.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func failedSignInsAreRateLimitedPerAccount() async throws {
+        let clock = ReferenceTestClock()
+        try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
+            for _ in 0..<5 {
+                #expect(try await client.login(ReferenceFixture.alice.email, "wrong").status == 401)
+                clock.advance(10)
+            }
+            let limited = try await client.login()
+            #expect(limited.status == 429)
+            #expect(limited.string("error") == "too_many_requests")
+            // The first failure leaves the 300 s window 300 - 50 = 250 s from now.
+            #expect(limited.header("Retry-After") == "250")
+            #expect(client.server.statistics.rateLimitedLogins == 1)
+            clock.advance(250)
+            #expect(try await client.login().status == 200)
+            // A success clears the account's count.
+            #expect(try await client.login(ReferenceFixture.alice.email, "wrong").status == 401)
+            #expect(try await client.login().status == 200)
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func failedSignInsAreRateLimitedPerAddressAcrossAccounts() async throws {
+        let configuration = try ReferenceFixture.configuration { $0.maximumFailedLoginsPerAddress = 3 }
+        try await withReferenceClient(configuration) { client in
+            for index in 0..<3 {
+                #expect(try await client.login("nobody\(index)@example.com", "x").status == 401)
+            }
+            let limited = try await client.login()
+            #expect(limited.status == 429)
+            #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0)
+        }
+    }
+
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func tokenEndpointAcceptsJSONAndNamesEachError() async throws {
         try await withReferenceClient(try ReferenceFixture.configuration()) { client in
@@ -100,13 +237,28 @@ struct ReferenceAuthServerTokenTests {
             #expect(rotated.refreshToken?.isEmpty == false)
 
             let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
-            let unsupported = try await client.send(.post, "/oauth/token", headers: form, body: Data("grant_type=password&username=a&password=b".utf8))
+            let unsupported = try await client.send(
+                .post,
+                "/oauth/token",
+                headers: form,
+                body: Data("grant_type=password&username=a&password=b".utf8)
+            )
             #expect(unsupported.status == 400)
             #expect(unsupported.string("error") == "unsupported_grant_type")
-            let unknown = try await client.send(.post, "/oauth/token", headers: form, body: Data("grant_type=refresh_token&refresh_token=nope".utf8))
+            let unknown = try await client.send(
+                .post,
+                "/oauth/token",
+                headers: form,
+                body: Data("grant_type=refresh_token&refresh_token=nope".utf8)
+            )
             #expect(unknown.status == 400)
             #expect(unknown.string("error") == "invalid_grant")
-            let missing = try await client.send(.post, "/oauth/token", headers: form, body: Data("refresh_token=nope".utf8))
+            let missing = try await client.send(
+                .post,
+                "/oauth/token",
+                headers: form,
+                body: Data("refresh_token=nope".utf8)
+            )
             #expect(missing.status == 400)
             #expect(missing.string("error") == "invalid_request")
             #expect(client.server.statistics.revokedFamilies == 0)
@@ -145,7 +297,9 @@ struct ReferenceAuthServerTokenTests {
             #expect(garbage.header("WWW-Authenticate")?.contains("the access token is not valid") == true)
 
             clock.advance(3_600)
-            await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await client.tokenEndpoint().refresh(using: refresh) }
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) {
+                try await client.tokenEndpoint().refresh(using: refresh)
+            }
         }
     }
 
@@ -180,18 +334,33 @@ struct ReferenceAuthServerProfileTests {
         try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
             let access = try #require(try await client.login().string("access_token"))
             clock.advance(10)
-            let updated = try await client.sendJSON(.patch, "/user/profile", ["display_name": "Alice Liddell"], bearer: access)
+            let updated = try await client.sendJSON(
+                .patch,
+                "/user/profile",
+                ["display_name": "Alice Liddell"],
+                bearer: access
+            )
             #expect(updated.status == 200)
             #expect(updated.string("display_name") == "Alice Liddell")
             #expect(updated.string("updated_at") == clock.now.formatted(.iso8601))
             #expect(try await client.profile(bearer: access).string("display_name") == "Alice Liddell")
 
             for invalid in ["", "   ", String(repeating: "x", count: 65)] {
-                let refused = try await client.sendJSON(.patch, "/user/profile", ["display_name": invalid], bearer: access)
+                let refused = try await client.sendJSON(
+                    .patch,
+                    "/user/profile",
+                    ["display_name": invalid],
+                    bearer: access
+                )
                 #expect(refused.status == 422)
                 #expect(refused.string("error") == "validation_failed")
             }
-            let longest = try await client.sendJSON(.patch, "/user/profile", ["display_name": String(repeating: "é", count: 64)], bearer: access)
+            let longest = try await client.sendJSON(
+                .patch,
+                "/user/profile",
+                ["display_name": String(repeating: "é", count: 64)],
+                bearer: access
+            )
             #expect(longest.status == 200)
             let unauthenticated = try await client.sendJSON(.patch, "/user/profile", ["display_name": "Eve"])
             #expect(unauthenticated.status == 401)
@@ -202,7 +371,10 @@ struct ReferenceAuthServerProfileTests {
     @Test func whoamiNamesTheClientCertificate() async throws {
         let pki = ReferenceFixture.pki
         let identity = try pki.clientIdentity(commonName: "test-client")
-        let clientIdentity = ClientIdentity.pem(certificateChain: identity.pem, privateKey: identity.leafIdentity.privateKeyPEM)
+        let clientIdentity = ClientIdentity.pem(
+            certificateChain: identity.pem,
+            privateKey: identity.leafIdentity.privateKeyPEM
+        )
         let configuration = try ReferenceFixture.configuration { $0.clientCertificateIssuers = [pki.clientCA] }
         try await withReferenceClient(configuration, clientIdentity: clientIdentity) { client in
             let whoami = try await client.send(.get, "/mtls/whoami")
@@ -222,7 +394,10 @@ struct ReferenceAuthServerProfileTests {
             $0.commonName = "stranger"
             $0.extendedKeyUsage = [.clientAuth]
         }
-        let strangerIdentity = ClientIdentity.pem(certificateChain: stranger.pem, privateKey: stranger.leafIdentity.privateKeyPEM)
+        let strangerIdentity = ClientIdentity.pem(
+            certificateChain: stranger.pem,
+            privateKey: stranger.leafIdentity.privateKeyPEM
+        )
         try await withReferenceClient(configuration, clientIdentity: strangerIdentity) { client in
             await #expect(throws: SecureHTTPError.self) { try await client.send(.get, "/mtls/whoami") }
             #expect(client.server.statistics.requests == 0)

@@ -50,6 +50,24 @@ extension ReferenceAuthServer {
         /// offers `h2` gets one connection with many streams. Default false (HTTP/1.1 only; ALPN
         /// offers `http/1.1`). ``closesEveryConnection`` applies to HTTP/1.1 connections only.
         public var servesHTTP2 = false
+        /// How long after a refresh token was redeemed a second presentation of it returns the
+        /// *same* successor instead of revoking the family: the client that lost the response
+        /// in transit and retries is recognised (RFC 9700 §4.14.2). Only while the successor
+        /// has not been used itself; past the window, or once the successor was redeemed, reuse
+        /// revokes the family as before. The successor's tokens are kept in memory for the
+        /// window only. The price: a thief who redeems a stolen refresh token moments before the
+        /// app does is not caught then (both hold the successor; the next reuse after a window
+        /// revokes), so the window stays short. Default 10 seconds; zero turns the grace off.
+        public var refreshTokenReuseGraceWindow: Duration = .seconds(10)
+        /// Failed sign-ins per account within ``failedLoginWindow`` after which `/auth/login`
+        /// answers 429 with `Retry-After` (a correct password included) until the oldest failure
+        /// leaves the window. A successful sign-in clears the account's count. Default 5.
+        public var maximumFailedLoginsPerAccount = 5
+        /// Failed sign-ins per client address within ``failedLoginWindow``, whatever the
+        /// account, after which `/auth/login` answers 429 (against password spraying). Default 20.
+        public var maximumFailedLoginsPerAddress = 20
+        /// The window of the sign-in limits. Default 5 minutes.
+        public var failedLoginWindow: Duration = .seconds(300)
 
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///

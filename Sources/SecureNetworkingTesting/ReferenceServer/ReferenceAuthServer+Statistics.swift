@@ -11,6 +11,13 @@ extension ReferenceAuthServer {
         /// Refresh-token families revoked, by reuse of a spent refresh token or by
         /// ``ReferenceAuthServer/revokeAllTokens()``.
         public var revokedFamilies = 0
+        /// Refresh requests answered, within the reuse grace window, with the successor an
+        /// earlier redemption of the same refresh token had issued.
+        public var refreshReplays = 0
+        /// Refresh-token families revoked at `/oauth/revoke` (RFC 7009).
+        public var revocations = 0
+        /// Sign-ins refused with 429 by the failed-sign-in limits.
+        public var rateLimitedLogins = 0
         /// Every request the server answered, on any path.
         public var requests = 0
         /// TLS connections that reached HTTP (each after a completed handshake), HTTP/1.1 and

@@ -100,7 +100,9 @@ public final class ReferenceAuthServer: Sendable {
         if configuration.servesHTTP2 {
             return try .http2Upgrade(
                 tlsConfiguration: tls,
-                configuration: HTTP2UpgradeChannel.Configuration(streamConfiguration: .init(additionalChannelHandlers: handlers()))
+                configuration: HTTP2UpgradeChannel.Configuration(
+                    streamConfiguration: .init(additionalChannelHandlers: handlers())
+                )
             )
         }
         return try .tls(.http1(additionalChannelHandlers: handlers()), tlsConfiguration: tls)
@@ -124,13 +126,20 @@ public final class ReferenceAuthServer: Sendable {
             )
         }
         let state = ReferenceServerState(accounts: accounts)
-        let logger = configuration.logger ?? Logger(label: "ReferenceAuthServer", factory: { _ in SwiftLogNoOpLogHandler() })
+        let logger =
+            configuration.logger ?? Logger(label: "ReferenceAuthServer", factory: { _ in SwiftLogNoOpLogHandler() })
         let responder = ReferenceResponder(
             state: state,
             issuer: await ReferenceTokenIssuer(configuration: configuration, state: state),
             hasher: hasher,
             dummyPasswordHash: try await hasher.hash(ReferenceTokenIssuer.randomToken()),
             acceptsClientCertificates: !configuration.clientCertificateIssuers.isEmpty,
+            refreshGraceWindow: ReferenceTokenIssuer.seconds(configuration.refreshTokenReuseGraceWindow),
+            loginLimits: ReferenceServerState.LoginLimits(
+                perAccount: configuration.maximumFailedLoginsPerAccount,
+                perAddress: configuration.maximumFailedLoginsPerAddress,
+                window: ReferenceTokenIssuer.seconds(configuration.failedLoginWindow)
+            ),
             now: configuration.now,
             logger: logger
         )
@@ -261,9 +270,12 @@ final class TrafficCounter: ChannelInboundHandler, RemovableChannelHandler, Send
         // An accepted connection's parent is the listening channel; an HTTP/2 stream's parent is
         // its connection, whose parent is the listening channel. Only a stream has a stream ID
         // (asking any other channel for it is a fatal error).
-        let stream = context.channel.parent?.parent == nil
+        let stream =
+            context.channel.parent?.parent == nil
             ? nil
-            : (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).flatMap { $0 }.map { Int($0) }
+            : (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)).flatMap { $0 }.map {
+                Int($0)
+            }
         self.state.recordPipeline(stream: stream)
     }
 }

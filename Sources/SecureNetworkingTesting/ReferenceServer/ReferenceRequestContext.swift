@@ -13,6 +13,9 @@ struct ReferenceRequestContext: InitializableFromSource {
         self.channel = source.channel
     }
 
+    /// The client's IP address, for per-address limits.
+    var remoteAddress: String? { self.channel.remoteAddress?.ipAddress }
+
     /// The client certificate of this connection, if the client presented one.
     ///
     /// NIOSSL only completes the handshake when a presented certificate chains to the

@@ -13,15 +13,43 @@ extension ReferenceResponder {
             let email = object["email"] as? String,
             let password = object["password"] as? String
         else {
-            return ReferenceHTTP.error(.badRequest, "invalid_request", message: "a JSON body with email and password is required")
+            return ReferenceHTTP.error(
+                .badRequest,
+                "invalid_request",
+                message: "a JSON body with email and password is required"
+            )
+        }
+        // Limited before the password is looked at: a correct guess after the limit is refused too.
+        let address = exchange.context.remoteAddress
+        if let wait = self.state.loginRetryAfter(
+            email: email,
+            address: address,
+            now: self.now(),
+            limits: self.loginLimits
+        ) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            return ReferenceHTTP.error(
+                .tooManyRequests,
+                "too_many_requests",
+                message: "too many failed sign-ins; try again in \(seconds) s",
+                headers: [.retryAfter: String(seconds)]
+            )
         }
         // Unknown users cost a verification too, so timing does not tell which emails exist.
         let stored = self.state.passwordHash(for: email)
         let matches = (try? await self.hasher.verify(password, against: stored ?? self.dummyPasswordHash)) ?? false
-        guard stored != nil, matches else {
+        let succeeded = stored != nil && matches
+        self.state.recordLogin(
+            email: email,
+            address: address,
+            succeeded: succeeded,
+            now: self.now(),
+            limits: self.loginLimits
+        )
+        guard succeeded else {
             return ReferenceHTTP.error(.unauthorized, "invalid_credentials", message: "the email or password is wrong")
         }
-        return await self.tokenResponse(email: email, familyID: self.state.openFamily(for: email))
+        return await self.tokenResponse(email: email, familyID: self.state.openFamily(for: email)).response
     }
 
     /// `POST /oauth/token`, form-encoded or JSON: the refresh-token grant with rotation and
@@ -33,15 +61,26 @@ extension ReferenceResponder {
             return ReferenceHTTP.error(.badRequest, "invalid_request", message: "grant_type is required")
         }
         guard grant == "refresh_token" else {
-            return ReferenceHTTP.error(.badRequest, "unsupported_grant_type", message: "only refresh_token is supported")
+            return ReferenceHTTP.error(
+                .badRequest,
+                "unsupported_grant_type",
+                message: "only refresh_token is supported"
+            )
         }
         guard let refreshToken = fields["refresh_token"], !refreshToken.isEmpty else {
             return ReferenceHTTP.error(.badRequest, "invalid_request", message: "refresh_token is required")
         }
         let digest = ReferenceTokenIssuer.digest(refreshToken)
-        switch self.state.redeemRefreshToken(digest: digest, now: self.now()) {
+        switch self.state.redeemRefreshToken(digest: digest, now: self.now(), graceWindow: self.refreshGraceWindow) {
         case .redeemed(let familyID, let email):
-            return await self.tokenResponse(email: email, familyID: familyID)
+            let (response, issued) = await self.tokenResponse(email: email, familyID: familyID)
+            if let issued, self.refreshGraceWindow > 0 { self.state.recordSuccessor(of: digest, issued) }
+            return response
+        case .replayed(let issued):
+            self.logger.notice(
+                "a refresh token was presented again within the grace window: the same successor is returned"
+            )
+            return Self.tokenJSON(issued)
         case .reused:
             self.logger.notice("a spent refresh token was presented again: its family is revoked")
             return Self.invalidGrant("the refresh token was already used; its family is revoked")
@@ -58,12 +97,18 @@ extension ReferenceResponder {
         case .failure(let refusal): return refusal.response
         }
         guard exchange.method == .patch else {
-            guard let account = self.state.account(for: email) else { return ReferenceHTTP.error(.notFound, "not_found") }
+            guard let account = self.state.account(for: email) else {
+                return ReferenceHTTP.error(.notFound, "not_found")
+            }
             return Self.profileResponse(email: email, account)
         }
         guard let object = ReferenceHTTP.jsonObject(exchange.body), let displayName = object["display_name"] as? String
         else {
-            return ReferenceHTTP.error(.badRequest, "invalid_request", message: "a JSON body with display_name is required")
+            return ReferenceHTTP.error(
+                .badRequest,
+                "invalid_request",
+                message: "a JSON body with display_name is required"
+            )
         }
         let trimmed = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, displayName.count <= Self.maximumDisplayNameLength else {
@@ -89,12 +134,16 @@ extension ReferenceResponder {
         let token: String
         switch ReferenceHTTP.bearer(in: exchange.headers) {
         case .missing:
-            return .failure(Refusal(response: ReferenceHTTP.error(
-                .unauthorized,
-                "unauthorized",
-                message: "a bearer token is required",
-                headers: ReferenceHTTP.bearerChallenge(errorDescription: nil)
-            )))
+            return .failure(
+                Refusal(
+                    response: ReferenceHTTP.error(
+                        .unauthorized,
+                        "unauthorized",
+                        message: "a bearer token is required",
+                        headers: ReferenceHTTP.bearerChallenge(errorDescription: nil)
+                    )
+                )
+            )
         case .token(let value):
             token = value
         }
@@ -105,32 +154,69 @@ extension ReferenceResponder {
         case .revoked: description = "the access token was revoked"
         case .invalid: description = "the access token is not valid"
         }
-        return .failure(Refusal(response: ReferenceHTTP.error(
-            .unauthorized,
-            "invalid_token",
-            message: description,
-            headers: ReferenceHTTP.bearerChallenge(errorDescription: description)
-        )))
+        return .failure(
+            Refusal(
+                response: ReferenceHTTP.error(
+                    .unauthorized,
+                    "invalid_token",
+                    message: description,
+                    headers: ReferenceHTTP.bearerChallenge(errorDescription: description)
+                )
+            )
+        )
     }
 
-    private func tokenResponse(email: String, familyID: String) async -> Response {
+    /// `POST /oauth/revoke` (RFC 7009 §2.1), form-encoded: `token` and an optional
+    /// `token_type_hint`. A refresh or access token revokes its whole family (the refresh token,
+    /// its successors and the access tokens issued with them, as §2.1 recommends). An unknown,
+    /// expired or already revoked token is answered 200 too (§2.2): the client cannot tell, and
+    /// needs not.
+    func revoke(_ exchange: Exchange) async -> Response {
+        guard let fields = ReferenceHTTP.formOrJSONFields(exchange.body, contentType: exchange.headers[.contentType]),
+            let token = fields["token"], !token.isEmpty
+        else {
+            return ReferenceHTTP.error(.badRequest, "invalid_request", message: "token is required")
+        }
+        let digest = ReferenceTokenIssuer.digest(token)
+        // The hint orders the search; a token of the other type is still found (§2.1).
+        let asRefresh = { self.state.revokeFamily(ofRefreshToken: digest) }
+        let asAccess = {
+            await self.issuer.family(ofAccessToken: token).map { self.state.revokeFamily(id: $0) } ?? false
+        }
+        if fields["token_type_hint"] == "access_token" {
+            if !(await asAccess()) { _ = asRefresh() }
+        } else if !asRefresh() {
+            _ = await asAccess()
+        }
+        return Response(status: .ok, headers: [.cacheControl: "no-store"])
+    }
+
+    /// A token response for a new pair, and the pair (nil when signing failed).
+    private func tokenResponse(
+        email: String,
+        familyID: String
+    ) async -> (response: Response, issued: ReferenceTokenIssuer.Issued?) {
         do {
             let issued = try await self.issuer.issue(email: email, familyID: familyID)
-            return ReferenceHTTP.json(
-                .ok,
-                [
-                    "access_token": issued.accessToken,
-                    "token_type": "Bearer",
-                    "expires_in": issued.expiresIn,
-                    "refresh_token": issued.refreshToken,
-                    "scope": "profile",
-                ],
-                headers: [HTTPField.Name("Pragma")!: "no-cache"]
-            )
+            return (Self.tokenJSON(issued), issued)
         } catch {
             self.logger.error("signing an access token failed")
-            return ReferenceHTTP.error(.internalServerError, "server_error")
+            return (ReferenceHTTP.error(.internalServerError, "server_error"), nil)
         }
+    }
+
+    private static func tokenJSON(_ issued: ReferenceTokenIssuer.Issued) -> Response {
+        ReferenceHTTP.json(
+            .ok,
+            [
+                "access_token": issued.accessToken,
+                "token_type": "Bearer",
+                "expires_in": issued.expiresIn,
+                "refresh_token": issued.refreshToken,
+                "scope": "profile",
+            ],
+            headers: [HTTPField.Name("Pragma")!: "no-cache"]
+        )
     }
 
     private static func invalidGrant(_ description: String) -> Response {

@@ -21,6 +21,9 @@ struct ReferenceResponder: HTTPResponder {
     /// A hash of a random password, verified for unknown users so they cost as much as known ones.
     let dummyPasswordHash: String
     let acceptsClientCertificates: Bool
+    /// ``ReferenceAuthServer/Configuration/refreshTokenReuseGraceWindow``, in seconds.
+    let refreshGraceWindow: TimeInterval
+    let loginLimits: ReferenceServerState.LoginLimits
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -72,6 +75,8 @@ struct ReferenceResponder: HTTPResponder {
             return await self.only([.post], exchange) { await self.login($0) }
         case ("oauth", 2) where segments.last == "token":
             return await self.only([.post], exchange) { await self.token($0) }
+        case ("oauth", 2) where segments.last == "revoke":
+            return await self.only([.post], exchange) { await self.revoke($0) }
         case ("user", 2) where segments.last == "profile":
             return await self.only([.get, .patch], exchange) { await self.profile($0) }
         case ("mtls", 2) where segments.last == "whoami":

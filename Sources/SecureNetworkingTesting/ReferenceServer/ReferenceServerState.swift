@@ -22,7 +22,15 @@ final class ReferenceServerState: Sendable {
     struct RefreshRecord {
         let familyID: String
         let expiresAt: Date
-        var isSpent = false
+        /// When it was redeemed; nil while live.
+        var spentAt: Date?
+        /// What its redemption issued, kept for the reuse grace window only (the one place the
+        /// server holds tokens as issued), and the successor's digest.
+        var successor: (issued: ReferenceTokenIssuer.Issued, digest: String)?
+        /// The digest of the token whose redemption issued this one.
+        var predecessor: String?
+
+        var isSpent: Bool { self.spentAt != nil }
     }
 
     struct OpaqueAccessRecord {
@@ -39,12 +47,17 @@ final class ReferenceServerState: Sendable {
         var statistics = ReferenceAuthServer.Statistics()
         var callsByPath: [String: Int] = [:]
         var flakyAttempts: [String: Int] = [:]
+        /// Failed sign-ins by `account:EMAIL` and `address:IP`, oldest first.
+        var failedLogins: [String: [Date]] = [:]
     }
 
     /// What presenting a refresh token led to.
-    enum Redemption: Equatable {
+    enum Redemption {
         /// The token was live and is now spent; issue the next one in this family.
         case redeemed(familyID: String, email: String)
+        /// The token was spent moments ago and its successor is unused: the same successor again
+        /// (RFC 9700 §4.14.2, a response lost in transit).
+        case replayed(ReferenceTokenIssuer.Issued)
         /// The token was already spent: its family is now revoked.
         case reused
         /// Unknown, expired, or of a revoked family.
@@ -148,28 +161,119 @@ final class ReferenceServerState: Sendable {
         }
     }
 
+    /// Notes what the redemption of `digest` issued, for the reuse grace window.
+    func recordSuccessor(of digest: String, _ issued: ReferenceTokenIssuer.Issued) {
+        let successor = ReferenceTokenIssuer.digest(issued.refreshToken)
+        self.storage.withLockedValue { storage in
+            storage.refreshTokens[digest]?.successor = (issued, successor)
+            storage.refreshTokens[successor]?.predecessor = digest
+        }
+    }
+
     func storeOpaqueAccessToken(digest: String, email: String, familyID: String, expiresAt: Date) {
         self.storage.withLockedValue {
             $0.opaqueAccessTokens[digest] = OpaqueAccessRecord(email: email, familyID: familyID, expiresAt: expiresAt)
         }
     }
 
-    /// Spends a refresh token. A second use of the same token revokes its whole family.
-    func redeemRefreshToken(digest: String, now: Date) -> Redemption {
+    /// Spends a refresh token. A second use of the same token revokes its whole family, unless
+    /// it comes within `graceWindow` of the first and the successor that one issued is unused:
+    /// then the same successor is returned again.
+    func redeemRefreshToken(digest: String, now: Date, graceWindow: TimeInterval) -> Redemption {
         self.storage.withLockedValue { storage in
             guard let record = storage.refreshTokens[digest],
                 let family = storage.families[record.familyID],
                 !family.isRevoked
             else { return .invalid }
-            if record.isSpent {
+            if let spentAt = record.spentAt {
+                if now.timeIntervalSince(spentAt) < graceWindow, let successor = record.successor,
+                    storage.refreshTokens[successor.digest]?.isSpent == false
+                {
+                    storage.statistics.refreshReplays += 1
+                    return .replayed(successor.issued)
+                }
+                storage.refreshTokens[digest]?.successor = nil
                 storage.families[record.familyID]?.isRevoked = true
                 storage.statistics.revokedFamilies += 1
                 return .reused
             }
             guard now < record.expiresAt else { return .invalid }
-            storage.refreshTokens[digest]?.isSpent = true
+            storage.refreshTokens[digest]?.spentAt = now
+            // The predecessor's grace ends once its successor (this token) is used.
+            if let predecessor = record.predecessor { storage.refreshTokens[predecessor]?.successor = nil }
             return .redeemed(familyID: record.familyID, email: family.email)
         }
+    }
+
+    /// Revokes the family of a refresh token (RFC 7009); false when the token is unknown.
+    func revokeFamily(ofRefreshToken digest: String) -> Bool {
+        self.storage.withLockedValue { storage in
+            guard let record = storage.refreshTokens[digest] else { return false }
+            storage.refreshTokens[digest]?.successor = nil
+            return Self.revoke(record.familyID, in: &storage)
+        }
+    }
+
+    /// Revokes a family by id (an access token's `fam`, or an opaque access token's record).
+    func revokeFamily(id familyID: String) -> Bool {
+        self.storage.withLockedValue { storage in Self.revoke(familyID, in: &storage) }
+    }
+
+    /// The family of an opaque access token, or nil.
+    func familyOfOpaqueAccessToken(digest: String) -> String? {
+        self.storage.withLockedValue { $0.opaqueAccessTokens[digest]?.familyID }
+    }
+
+    private static func revoke(_ familyID: String, in storage: inout Storage) -> Bool {
+        guard let family = storage.families[familyID] else { return false }
+        if !family.isRevoked {
+            storage.families[familyID]?.isRevoked = true
+            storage.statistics.revocations += 1
+        }
+        return true
+    }
+
+    // MARK: Sign-in limits
+
+    /// How long a sign-in from `address` for `email` must wait, or nil when it may go ahead.
+    func loginRetryAfter(email: String, address: String?, now: Date, limits: LoginLimits) -> TimeInterval? {
+        self.storage.withLockedValue { storage in
+            var wait: TimeInterval?
+            for (key, limit) in Self.loginKeys(email: email, address: address, limits) {
+                let recent = (storage.failedLogins[key] ?? []).filter { now.timeIntervalSince($0) < limits.window }
+                storage.failedLogins[key] = recent.isEmpty ? nil : recent
+                // Refused until enough of the failures leave the window to fall below the limit.
+                if recent.count >= limit {
+                    let until = recent[recent.count - limit].addingTimeInterval(limits.window).timeIntervalSince(now)
+                    wait = max(wait ?? 0, until)
+                }
+            }
+            if wait != nil { storage.statistics.rateLimitedLogins += 1 }
+            return wait
+        }
+    }
+
+    func recordLogin(email: String, address: String?, succeeded: Bool, now: Date, limits: LoginLimits) {
+        self.storage.withLockedValue { storage in
+            if succeeded {
+                storage.failedLogins["account:" + email] = nil
+                return
+            }
+            for (key, _) in Self.loginKeys(email: email, address: address, limits) {
+                storage.failedLogins[key, default: []].append(now)
+            }
+        }
+    }
+
+    private static func loginKeys(email: String, address: String?, _ limits: LoginLimits) -> [(String, Int)] {
+        [("account:" + email, limits.perAccount)] + (address.map { [("address:" + $0, limits.perAddress)] } ?? [])
+    }
+
+    /// The failed-sign-in limits of the configuration.
+    struct LoginLimits {
+        let perAccount: Int
+        let perAddress: Int
+        let window: TimeInterval
     }
 
     /// Checks the server-side part of a JWT access token: its family stands and its user exists.

@@ -85,6 +85,13 @@ struct ReferenceTokenIssuer: Sendable {
         return self.state.checkFamily(claims.fam, email: claims.sub.value)
     }
 
+    /// The family of an access token this server issued (signature checked, expiry not: an
+    /// expired token can still be revoked); nil when it is not one of its tokens.
+    func family(ofAccessToken token: String) async -> String? {
+        guard let keys = self.keys else { return self.state.familyOfOpaqueAccessToken(digest: Self.digest(token)) }
+        return (try? await keys.verify(token, as: ReferenceAccessClaims.self))?.fam
+    }
+
     /// 32 random bytes, base64url without padding.
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
