@@ -63,13 +63,59 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     public let client: ClientAuthentication
     /// How the body is encoded. Default: form.
     public let encoding: BodyEncoding
+    /// The revocation endpoint (RFC 7009), if the server has one: a ``TokenManager`` revokes the
+    /// refresh token there when the user signs out. Requests to it are always form-encoded, as
+    /// RFC 7009 §2.1 requires.
+    public let revocationURL: URL?
 
     /// Creates an endpoint client.
-    public init(url: URL, transport: any HTTPTransport, client: ClientAuthentication, encoding: BodyEncoding = .form) {
+    public init(
+        url: URL,
+        transport: any HTTPTransport,
+        client: ClientAuthentication,
+        encoding: BodyEncoding = .form,
+        revocationURL: URL? = nil
+    ) {
         self.url = url
         self.transport = transport
         self.client = client
         self.encoding = encoding
+        self.revocationURL = revocationURL
+    }
+
+    /// Revokes the refresh token at ``revocationURL`` (RFC 7009 §2.1, `token_type_hint`
+    /// `refresh_token`); does nothing without one.
+    public func revoke(refreshToken: String) async throws(TokenAuthError) {
+        guard let revocationURL = self.revocationURL else { return }
+        try await self.revoke(refreshToken, typeHint: "refresh_token", at: revocationURL)
+    }
+
+    /// Revokes a token (RFC 7009 §2.1) with the endpoint's client authentication. The server
+    /// answers 200 whether or not it knew the token (§2.2).
+    ///
+    /// - Throws: ``TokenAuthError/Code/serverError`` for 503 or 429 (with
+    ///   ``TokenAuthError/retryAfter``), ``TokenAuthError/Code/authorizationRejected`` for an
+    ///   RFC 6749 §5.2 error such as `unsupported_token_type` (§2.2.1) or `invalid_client`,
+    ///   ``TokenAuthError/Code/transportFailure`` when it cannot be reached.
+    public func revoke(_ token: String, typeHint: String, at revocationURL: URL) async throws(TokenAuthError) {
+        let response = try await self.post(
+            [("token", token), ("token_type_hint", typeHint)],
+            to: revocationURL,
+            encoding: .form,
+            what: "the revocation endpoint"
+        )
+        let status = response.response.status.code
+        if status == 200 { return }
+        if status == 429 || status >= 500 {
+            let retryAfter = RetryAfter.parse(response.response.headerFields[.retryAfter], now: Date())
+            throw TokenAuthError(.serverError, "the revocation endpoint answered \(status)", retryAfter: retryAfter)
+        }
+        let code = (try? JSONDecoder().decode(OAuthErrorBody.self, from: response.body))?.error
+        throw TokenAuthError(
+            code == "invalid_client" ? .invalidClient : .authorizationRejected,
+            "the revocation endpoint answered \(status) \(code ?? "without an OAuth error")",
+            oauthError: code
+        )
     }
 
     /// The refresh-token grant (RFC 6749 §6).
@@ -78,7 +124,11 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     }
 
     /// The resource-owner password grant (RFC 6749 §4.3), for an app's own login screen.
-    public func signIn(username: String, password: String, scope: String? = nil) async throws(TokenAuthError) -> TokenResponse {
+    public func signIn(
+        username: String,
+        password: String,
+        scope: String? = nil
+    ) async throws(TokenAuthError) -> TokenResponse {
         var parameters = [("username", username), ("password", password)]
         if let scope { parameters.append(("scope", scope)) }
         return try await self.request(grant: "password", parameters)
@@ -89,9 +139,27 @@ public struct OAuthTokenEndpoint: TokenRefresher {
         try await self.request(grant: "client_credentials", scope.map { [("scope", $0)] } ?? [])
     }
 
-    private func request(grant: String, _ parameters: [(String, String)]) async throws(TokenAuthError) -> TokenResponse {
-        var fields: [(String, String)] = [("grant_type", grant)] + parameters
-        var request = HTTPRequest(method: .post, url: self.url)
+    private func request(grant: String, _ parameters: [(String, String)]) async throws(TokenAuthError) -> TokenResponse
+    {
+        let response = try await self.post(
+            [("grant_type", grant)] + parameters,
+            to: self.url,
+            encoding: self.encoding,
+            what: "the token endpoint"
+        )
+        return try Self.parse(response)
+    }
+
+    /// POSTs `fields` with the client's authentication, on the token endpoint's lane (no
+    /// redirects followed, no cache).
+    private func post(
+        _ parameters: [(String, String)],
+        to url: URL,
+        encoding: BodyEncoding,
+        what: String
+    ) async throws(TokenAuthError) -> HTTPTransportResponse {
+        var fields = parameters
+        var request = HTTPRequest(method: .post, url: url)
         request.headerFields[.accept] = "application/json"
         request.headerFields[.cacheControl] = "no-store"
         switch self.client.method {
@@ -104,7 +172,7 @@ public struct OAuthTokenEndpoint: TokenRefresher {
             request.headerFields[.authorization] = "Basic \(Data(credentials.utf8).base64EncodedString())"
         }
         let body: Data
-        if self.encoding.isJSON {
+        if encoding.isJSON {
             request.headerFields[.contentType] = "application/json"
             let object = Dictionary(fields, uniquingKeysWith: { _, last in last })
             body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
@@ -113,13 +181,11 @@ public struct OAuthTokenEndpoint: TokenRefresher {
             body = Data(FormEncoding.encode(fields).utf8)
         }
 
-        let response: HTTPTransportResponse
         do {
-            response = try await self.transport.send(request, body: body, options: .tokenEndpoint)
+            return try await self.transport.send(request, body: body, options: .tokenEndpoint)
         } catch {
-            throw TokenAuthError(.transportFailure, "the token endpoint could not be reached", transportError: error)
+            throw TokenAuthError(.transportFailure, "\(what) could not be reached", transportError: error)
         }
-        return try Self.parse(response)
     }
 
     /// Parses a token endpoint answer: a token response on 200, an RFC 6749 §5.2 error otherwise.
@@ -139,19 +205,35 @@ public struct OAuthTokenEndpoint: TokenRefresher {
         if (300...399).contains(status) {
             // RFC 6749 §3.2 gives the endpoint a fixed URL; following a redirect would re-send
             // the grant (a refresh token, a password, a client secret) to wherever it points.
-            throw TokenAuthError(.invalidResponse, "the token endpoint answered \(status); redirects are never followed for the token endpoint")
+            throw TokenAuthError(
+                .invalidResponse,
+                "the token endpoint answered \(status); redirects are never followed for the token endpoint"
+            )
         }
         if status == 429 || status >= 500 {
-            throw TokenAuthError(.serverError, "the token endpoint answered \(status)")
+            let retryAfter = RetryAfter.parse(response.response.headerFields[.retryAfter], now: Date())
+            throw TokenAuthError(
+                .serverError,
+                "the token endpoint answered \(status)\(retryAfter.map { " (Retry-After: \($0))" } ?? "")",
+                retryAfter: retryAfter
+            )
         }
         let error = try? JSONDecoder().decode(OAuthErrorBody.self, from: response.body)
         let code = error?.error
         let detail = error?.errorDescription.map { ": \($0.prefix(200))" } ?? ""
         switch (status, code) {
         case (_, "invalid_grant"):
-            throw TokenAuthError(.invalidGrant, "the token endpoint refused the grant (invalid_grant)\(detail)", oauthError: code)
+            throw TokenAuthError(
+                .invalidGrant,
+                "the token endpoint refused the grant (invalid_grant)\(detail)",
+                oauthError: code
+            )
         case (_, "invalid_client"):
-            throw TokenAuthError(.invalidClient, "the token endpoint refused the client (invalid_client)\(detail)", oauthError: code)
+            throw TokenAuthError(
+                .invalidClient,
+                "the token endpoint refused the client (invalid_client)\(detail)",
+                oauthError: code
+            )
         case (400, _), (401, _):
             throw TokenAuthError(
                 .authorizationRejected,

@@ -54,6 +54,9 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
     public let transportError: SecureHTTPError?
     /// The store's error, for ``Code/storageFailure``.
     public let storageError: SecureStoreError?
+    /// For ``Code/serverError``: how long the token endpoint asked the client to wait
+    /// (`Retry-After` on a 429 or 503); a ``TokenManager`` does not call it again before then.
+    public let retryAfter: Duration?
 
     /// Creates an error. Never put a token, password or secret in `message`.
     public init(
@@ -61,8 +64,10 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         _ message: String,
         oauthError: String? = nil,
         transportError: SecureHTTPError? = nil,
-        storageError: SecureStoreError? = nil
+        storageError: SecureStoreError? = nil,
+        retryAfter: Duration? = nil
     ) {
+        self.retryAfter = retryAfter
         self.code = code
         self.message = message
         self.oauthError = oauthError

@@ -12,6 +12,17 @@ extension TokenManager {
             throw TokenAuthError(.signedOut, "the access token expired and there is no refresh token")
         }
         let now = self.now()
+        if let notBefore = self.refreshNotBefore {
+            guard now >= notBefore else {
+                let wait = notBefore.timeIntervalSince(now)
+                throw TokenAuthError(
+                    .serverError,
+                    "the token endpoint asked not to be called again for \(Int(wait.rounded(.up))) s (Retry-After)",
+                    retryAfter: .milliseconds(Int64((wait * 1000).rounded(.up)))
+                )
+            }
+            self.refreshNotBefore = nil
+        }
         if self.countsTowardsTheLoopGuard(stale) {
             let windowStart = now.addingTimeInterval(-Self.seconds(self.configuration.refreshWindow))
             self.refreshTimes.removeAll { $0 < windowStart }
@@ -50,6 +61,9 @@ extension TokenManager {
         } catch {
             if error.isTerminal, self.generation == generation {
                 await self.endSession(.refreshRejected)
+            }
+            if let retryAfter = error.retryAfter, self.generation == generation {
+                self.refreshNotBefore = self.now().addingTimeInterval(Self.seconds(retryAfter))
             }
             throw error
         }
@@ -101,9 +115,12 @@ extension TokenManager {
         }
     }
 
-    /// Clears the tokens and emits signed-out once, if there was a session.
+    /// Clears the tokens and emits signed-out once, if there was a session; after a requested or
+    /// inactivity sign-out, revokes the refresh token (bounded, best effort).
     func endSession(_ reason: SignOutReason) async {
-        let hadSession = (try? await self.loadIfNeeded()) != nil
+        let ended = try? await self.loadIfNeeded()
+        let hadSession = ended != nil
+        self.refreshNotBefore = nil
         self.generation += 1
         self.refreshTask = nil
         self.bundle = nil
@@ -120,6 +137,35 @@ extension TokenManager {
         if hadSession {
             self.eventSink.yield(.signedOut(reason))
         }
+        // A refresh token the server refused, or never had, needs no revocation.
+        if let refreshToken = ended?.refreshToken, reason == .requested || reason == .inactivity {
+            self.revocationOutcomes.append(await self.revoke(refreshToken))
+        }
+    }
+
+    /// Revokes `refreshToken` through the refresher, abandoning it after
+    /// ``Configuration/revocationTimeout``. Runs after the session ended locally; the actor
+    /// stays free for other callers meanwhile.
+    private func revoke(_ refreshToken: String) async -> RevocationOutcome {
+        let refresher = self.refresher
+        return await withTaskGroup(of: RevocationOutcome.self) { group in
+            group.addTask {
+                do {
+                    try await refresher.revoke(refreshToken: refreshToken)
+                    return .completed
+                } catch {
+                    return .failed((error as? TokenAuthError)?.code ?? .transportFailure)
+                }
+            }
+            let timeout = self.configuration.revocationTimeout
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .abandoned
+            }
+            let first = await group.next() ?? .abandoned
+            group.cancelAll()
+            return first
+        }
     }
 
     /// Awaits the refresh in flight. Each call is counted in ``refreshJoins``, so a test can
@@ -134,4 +180,11 @@ extension TokenManager {
             throw TokenAuthError(.signedOut, "the refresh was cancelled because the session ended")
         }
     }
+}
+
+/// How a revocation at sign-out ended.
+enum RevocationOutcome: Equatable, Sendable {
+    case completed
+    case failed(TokenAuthError.Code)
+    case abandoned
 }

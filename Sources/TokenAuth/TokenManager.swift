@@ -36,6 +36,11 @@ public actor TokenManager {
         /// once a tenth of the timeout, if shorter): after a relaunch a session may end up to
         /// that much early, never late.
         public var inactivityTimeout: Duration?
+        /// How long a sign-out (requested, or after inactivity) waits for the refresh token's
+        /// revocation (RFC 7009, through ``TokenRefresher/revoke(refreshToken:)``). The session
+        /// ends locally first, whatever the revocation does; a revocation that fails or takes
+        /// longer is abandoned. Default 5 seconds.
+        public var revocationTimeout: Duration
 
         /// Creates a configuration.
         public init(
@@ -44,8 +49,10 @@ public actor TokenManager {
             shortLivedFraction: Double = 0.25,
             maximumRefreshes: Int = 5,
             refreshWindow: Duration = .seconds(60),
-            inactivityTimeout: Duration? = nil
+            inactivityTimeout: Duration? = nil,
+            revocationTimeout: Duration = .seconds(5)
         ) {
+            self.revocationTimeout = revocationTimeout
             self.storageKey = storageKey
             self.refreshLeeway = refreshLeeway
             self.shortLivedFraction = min(max(shortLivedFraction, 0), 1)
@@ -80,6 +87,10 @@ public actor TokenManager {
     var lastPersistedActivity: Date?
     /// Bumped when a session ends, so a refresh that finishes afterwards cannot revive it.
     var generation = 0
+    /// Until when the token endpoint asked not to be called again (`Retry-After`).
+    var refreshNotBefore: Date?
+    /// Revocations attempted and how they ended (for tests): completed, failed, abandoned.
+    var revocationOutcomes: [RevocationOutcome] = []
 
     /// Creates a manager.
     ///
@@ -125,7 +136,9 @@ public actor TokenManager {
     }
 
     /// Ends the session: clears the tokens and emits ``TokenEvent/signedOut(_:)`` with
-    /// ``SignOutReason/requested`` (once; signing out twice emits nothing the second time).
+    /// ``SignOutReason/requested`` (once; signing out twice emits nothing the second time), then
+    /// revokes the refresh token when the refresher knows a revocation endpoint, waiting at most
+    /// ``Configuration/revocationTimeout`` (best effort: the local sign-out never depends on it).
     public func signOut() async {
         await self.endSession(.requested)
     }
@@ -168,7 +181,8 @@ public actor TokenManager {
     /// - Returns: whether the session was ended now.
     @discardableResult
     public func checkInactivity() async -> Bool {
-        guard let timeout = self.configuration.inactivityTimeout, let last = self.lastActivity, self.bundle != nil else {
+        guard let timeout = self.configuration.inactivityTimeout, let last = self.lastActivity, self.bundle != nil
+        else {
             return false
         }
         let idle = self.now().timeIntervalSince(last)
@@ -263,7 +277,8 @@ public actor TokenManager {
     public func replacement(forRefused sentToken: String) async throws(TokenAuthError) -> String? {
         switch try await self.successor(of: sentToken) {
         case .newer(let token): return token
-        case .none(let current): return self.needsRefresh(current) ? try await self.refresh(from: current).accessToken : nil
+        case .none(let current):
+            return self.needsRefresh(current) ? try await self.refresh(from: current).accessToken : nil
         }
     }
 

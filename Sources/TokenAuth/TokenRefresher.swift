@@ -8,6 +8,16 @@ public protocol TokenRefresher: Sendable {
     /// - Throws: ``TokenAuthError``; terminal codes (``TokenAuthError/Code/invalidGrant``, …)
     ///   end the session, the others keep it.
     func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse
+
+    /// Revokes a refresh token at the authorization server (RFC 7009), when the refresher knows
+    /// a revocation endpoint; ``TokenManager`` calls it when a session is signed out. The
+    /// default does nothing.
+    func revoke(refreshToken: String) async throws(TokenAuthError)
+}
+
+extension TokenRefresher {
+    /// Does nothing: this refresher knows no revocation endpoint.
+    public func revoke(refreshToken: String) async throws(TokenAuthError) {}
 }
 
 /// A successful token response (RFC 6749 §5.1). Its description redacts the tokens.

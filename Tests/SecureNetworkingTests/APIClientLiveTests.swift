@@ -23,10 +23,17 @@ struct APIClientLiveTests {
                     URLQueryItem(name: "name", value: "Zoë 東京"),
                     URLQueryItem(name: "plus", value: "second"),
                 ]
-                let request = Request<Echo>(.get, pathSegments: ["echo"] + segments, query: query, requiresAuthentication: false)
+                let request = Request<Echo>(
+                    .get,
+                    pathSegments: ["echo"] + segments,
+                    query: query,
+                    requiresAuthentication: false
+                )
                 let echo = try await client.send(request)
                 #expect(echo.pathSegments == segments)
-                #expect(echo.query == [["plus", "a+b"], ["amp&eq", "c&d=e"], ["name", "Zoë 東京"], ["plus", "second"]])
+                #expect(
+                    echo.query == [["plus", "a+b"], ["amp&eq", "c&d=e"], ["name", "Zoë 東京"], ["plus", "second"]]
+                )
                 #expect(echo.rawPath == "/echo/a%20b/x%2Fy/1%2B1%3D2/caf%C3%A9/q%26a/%2541")
                 #expect(echo.authorizationPresent == false)
             }
@@ -36,18 +43,29 @@ struct APIClientLiveTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("JSON bodies are written with snake_case keys and answers read back into camelCase")
     func jsonBodies() async throws {
-        struct Note: Codable, Sendable { var displayName: String; var createdAt: Date }
+        struct Note: Codable, Sendable {
+            var displayName: String
+            var createdAt: Date
+        }
         try await withAPIFixture { fixture in
             try await withSecureAPIClient(try fixture.configuration()) { client in
                 let note = Note(displayName: "A & B = \"C\"", createdAt: Date(timeIntervalSince1970: 1_767_225_600))
-                let echo = try await client.send(Request<Echo>(.post, path: "echo/notes", body: .json(note), requiresAuthentication: false))
+                let echo = try await client.send(
+                    Request<Echo>(.post, path: "echo/notes", body: .json(note), requiresAuthentication: false)
+                )
                 #expect(echo.method == "POST")
                 #expect(echo.contentType == "application/json")
-                let sent = try JSONSerialization.jsonObject(with: Data(try #require(echo.body).utf8)) as? [String: String]
+                let sent =
+                    try JSONSerialization.jsonObject(with: Data(try #require(echo.body).utf8)) as? [String: String]
                 #expect(sent == ["display_name": "A & B = \"C\"", "created_at": "2026-01-01T00:00:00Z"])
 
                 let form = try await client.send(
-                    Request<Echo>(.post, path: "echo/form", body: .form([URLQueryItem(name: "a+b", value: "c&d=é")]), requiresAuthentication: false)
+                    Request<Echo>(
+                        .post,
+                        path: "echo/form",
+                        body: .form([URLQueryItem(name: "a+b", value: "c&d=é")]),
+                        requiresAuthentication: false
+                    )
                 )
                 #expect(form.contentType == "application/x-www-form-urlencoded")
                 #expect(form.body == "a%2Bb=c%26d%3D%C3%A9")
@@ -85,7 +103,12 @@ struct APIClientLiveTests {
                     (502, .serverError), (503, .serverError), (504, .serverError),
                 ]
                 for (status, code) in expected {
-                    let error = try #require(await expectAPIError(client, Request<Echo>.get("status/\(status)", requiresAuthentication: false)))
+                    let error = try #require(
+                        await expectAPIError(
+                            client,
+                            Request<Echo>.get("status/\(status)", requiresAuthentication: false)
+                        )
+                    )
                     #expect(error.code == code, "status \(status)")
                     #expect(error.status == status)
                     #expect(error.serverErrorCode != nil, "status \(status)")
@@ -93,7 +116,9 @@ struct APIClientLiveTests {
                         #expect(!text.contains("do-not-show-users"), "status \(status)")
                     }
                 }
-                let limited = try #require(await expectAPIError(client, Request<Echo>.get("status/429", requiresAuthentication: false)))
+                let limited = try #require(
+                    await expectAPIError(client, Request<Echo>.get("status/429", requiresAuthentication: false))
+                )
                 #expect(limited.retryAfter == .seconds(1))
                 #expect(limited.userMessage() == UserMessageCatalog.standardStatusMessages[429])
             }
@@ -112,11 +137,15 @@ struct APIClientLiveTests {
                 let contentType = try #require(await expectAPIError(client, xml))
                 #expect(contentType.code == .unexpectedContentType)
 
-                let wrong = try #require(await expectAPIError(client, Request<Wrong>.get("echo/x", requiresAuthentication: false)))
+                let wrong = try #require(
+                    await expectAPIError(client, Request<Wrong>.get("echo/x", requiresAuthentication: false))
+                )
                 #expect(wrong.code == .decodingFailed)
                 #expect(wrong.validationError?.fieldPath == "$.method")
 
-                let missing = try #require(await expectAPIError(client, Request<Missing>.get("echo/x", requiresAuthentication: false)))
+                let missing = try #require(
+                    await expectAPIError(client, Request<Missing>.get("echo/x", requiresAuthentication: false))
+                )
                 #expect(missing.validationError?.fieldPath == "$.nowhere")
 
                 let raw = try await client.send(Request<String>.get("echo/raw", requiresAuthentication: false))
@@ -130,7 +159,12 @@ struct APIClientLiveTests {
     func sizeLimit() async throws {
         try await withAPIFixture { fixture in
             try await withSecureAPIClient(try fixture.configuration(maximumResponseBodySize: 64)) { client in
-                let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/a-path-long-enough", requiresAuthentication: false)))
+                let error = try #require(
+                    await expectAPIError(
+                        client,
+                        Request<Echo>.get("echo/a-path-long-enough", requiresAuthentication: false)
+                    )
+                )
                 #expect(error.code == .transportFailure)
                 #expect(error.transportError?.code == .responseTooLarge)
             }
@@ -147,7 +181,14 @@ struct APIClientLiveTests {
                 let clock = ContinuousClock()
                 let start = clock.now
                 let response = try await client.response(
-                    for: Request<[String: Int]>.get("flaky/get-once", query: [.init(name: "failures", value: "1"), .init(name: "status", value: "503"), .init(name: "retry_after", value: "1")], requiresAuthentication: false)
+                    for: Request<[String: Int]>.get(
+                        "flaky/get-once",
+                        query: [
+                            .init(name: "failures", value: "1"), .init(name: "status", value: "503"),
+                            .init(name: "retry_after", value: "1"),
+                        ],
+                        requiresAuthentication: false
+                    )
                 )
                 let elapsed = clock.now - start
                 #expect(response.value == ["attempts": 2])
@@ -164,7 +205,13 @@ struct APIClientLiveTests {
         try await withAPIFixture { fixture in
             try await withSecureAPIClient(try fixture.configuration()) { client in
                 let query = [URLQueryItem(name: "failures", value: "1"), URLQueryItem(name: "status", value: "503")]
-                var post = Request<[String: Int]>(.post, path: "flaky/post-once", query: query, body: .json(["n": 1]), requiresAuthentication: false)
+                var post = Request<[String: Int]>(
+                    .post,
+                    path: "flaky/post-once",
+                    query: query,
+                    body: .json(["n": 1]),
+                    requiresAuthentication: false
+                )
                 let error = try #require(await expectAPIError(client, post))
                 #expect(error.code == .serverError)
                 #expect(error.status == 503)
@@ -184,12 +231,23 @@ struct APIClientLiveTests {
     func retryCaps() async throws {
         try await withAPIFixture { fixture in
             try await withSecureAPIClient(try fixture.configuration()) { client in
-                let always = Request<[String: Int]>.get("flaky/always", query: [.init(name: "failures", value: "10"), .init(name: "status", value: "502")], requiresAuthentication: false)
+                let always = Request<[String: Int]>.get(
+                    "flaky/always",
+                    query: [.init(name: "failures", value: "10"), .init(name: "status", value: "502")],
+                    requiresAuthentication: false
+                )
                 let error = try #require(await expectAPIError(client, always))
                 #expect(error.status == 502)
                 #expect(fixture.server.calls(to: "/flaky/always") == 3)
 
-                let long = Request<[String: Int]>.get("flaky/long", query: [.init(name: "failures", value: "1"), .init(name: "status", value: "429"), .init(name: "retry_after", value: "120")], requiresAuthentication: false)
+                let long = Request<[String: Int]>.get(
+                    "flaky/long",
+                    query: [
+                        .init(name: "failures", value: "1"), .init(name: "status", value: "429"),
+                        .init(name: "retry_after", value: "120"),
+                    ],
+                    requiresAuthentication: false
+                )
                 let limited = try #require(await expectAPIError(client, long))
                 #expect(limited.code == .rateLimited)
                 #expect(limited.retryAfter == .seconds(120))
@@ -204,14 +262,20 @@ struct APIClientLiveTests {
         let attempts = NIOLockedValueBox(0)
         struct Counting: RequestInterceptor {
             let attempts: NIOLockedValueBox<Int>
-            func adapt(_ request: inout HTTPRequest, body: Data?) async throws { self.attempts.withLockedValue { $0 += 1 } }
+            func adapt(_ request: inout HTTPRequest, body: Data?) async throws {
+                self.attempts.withLockedValue { $0 += 1 }
+            }
         }
         try await withAPIFixture { fixture in
             // A port held bound and not listening: refused, and no other test can be given it.
             try await withRefusingLoopbackPort { closedPort in
                 let base = try #require(URL(string: "https://127.0.0.1:\(closedPort)/"))
-                try await withSecureAPIClient(try fixture.configuration(interceptors: [Counting(attempts: attempts)], baseURL: base)) { client in
-                    let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/x", requiresAuthentication: false)))
+                try await withSecureAPIClient(
+                    try fixture.configuration(interceptors: [Counting(attempts: attempts)], baseURL: base)
+                ) { client in
+                    let error = try #require(
+                        await expectAPIError(client, Request<Echo>.get("echo/x", requiresAuthentication: false))
+                    )
                     #expect(error.code == .transportFailure)
                     #expect(error.transportError?.code == .connectFailed)
                     #expect(attempts.withLockedValue { $0 } == 3)
@@ -234,14 +298,24 @@ struct APIClientLiveTests {
         }
         try await withAPIFixture { fixture in
             try await withSecureAPIClient(try fixture.configuration(interceptors: [Hooks()])) { client in
-                let echo = try await client.send(Request<Echo>(.post, path: "echo/adapted", body: .json(["a": 1]), requiresAuthentication: false))
+                let echo = try await client.send(
+                    Request<Echo>(.post, path: "echo/adapted", body: .json(["a": 1]), requiresAuthentication: false)
+                )
                 #expect(echo.contentType == "application/vnd.test+json")
 
-                let refused = try #require(await expectAPIError(client, Request<Echo>.get("echo/refuse", requiresAuthentication: false)))
+                let refused = try #require(
+                    await expectAPIError(client, Request<Echo>.get("echo/refuse", requiresAuthentication: false))
+                )
                 #expect(refused.code == .invalidRequest)
                 #expect(fixture.server.calls(to: "/echo/refuse") == 0)
 
-                let post = Request<[String: Int]>(.post, path: "flaky/hooked", query: [.init(name: "failures", value: "1")], body: .json(["n": 1]), requiresAuthentication: false)
+                let post = Request<[String: Int]>(
+                    .post,
+                    path: "flaky/hooked",
+                    query: [.init(name: "failures", value: "1")],
+                    body: .json(["n": 1]),
+                    requiresAuthentication: false
+                )
                 #expect(try await client.send(post) == ["attempts": 2])
             }
         }
@@ -253,7 +327,13 @@ struct APIClientLiveTests {
         try await withAPIFixture { fixture in
             try await withSecureAPIClient(try fixture.configuration()) { client in
                 let task = Task { () async throws -> [String: Int] in
-                    try await client.send(Request<[String: Int]>.get("slow", query: [.init(name: "ms", value: "5000")], requiresAuthentication: false))
+                    try await client.send(
+                        Request<[String: Int]>.get(
+                            "slow",
+                            query: [.init(name: "ms", value: "5000")],
+                            requiresAuthentication: false
+                        )
+                    )
                 }
                 while fixture.server.calls(to: "/slow") == 0 { try await Task.sleep(for: .milliseconds(10)) }
                 let clock = ContinuousClock()
@@ -281,10 +361,17 @@ struct APIClientLiveTests {
                 #expect(await client.tokens?.isSignedIn == true)
                 let profile = try await client.send(Request<UserProfile>.get("user/profile"))
                 #expect(profile == UserProfile(email: APIFixture.email, displayName: "Ada"))
-                let updated = try await client.send(Request<UserProfile>.patch("user/profile", body: .json(["display_name": "Ada L."])))
+                let updated = try await client.send(
+                    Request<UserProfile>.patch("user/profile", body: .json(["display_name": "Ada L."]))
+                )
                 #expect(updated.displayName == "Ada L.")
 
-                let invalid = try #require(await expectAPIError(client, Request<UserProfile>.patch("user/profile", body: .json(["display_name": ""]))))
+                let invalid = try #require(
+                    await expectAPIError(
+                        client,
+                        Request<UserProfile>.patch("user/profile", body: .json(["display_name": ""]))
+                    )
+                )
                 #expect(invalid.code == .unprocessable)
                 #expect(invalid.serverErrorCode == "validation_failed")
 
@@ -299,7 +386,11 @@ struct APIClientLiveTests {
     func wrongPassword() async throws {
         try await withAPIFixture { fixture in
             try await withSecureAPIClient(try fixture.configuration()) { client in
-                let login = Request<TokenResponse>.post("auth/login", body: .json(LoginBody(email: APIFixture.email, password: "wrong")), requiresAuthentication: false)
+                let login = Request<TokenResponse>.post(
+                    "auth/login",
+                    body: .json(LoginBody(email: APIFixture.email, password: "wrong")),
+                    requiresAuthentication: false
+                )
                 do {
                     try await client.signIn(login)
                     Issue.record("signed in with a wrong password")
@@ -311,6 +402,36 @@ struct APIClientLiveTests {
                 #expect(fixture.server.statistics.tokenEndpointCalls == 0)
                 let error = try #require(await expectAPIError(client, Request<UserProfile>.get("user/profile")))
                 #expect(error.code == .signedOut)
+            }
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("Rate-limited sign-in: 429 surfaces Retry-After, and the non-idempotent login is not retried")
+    func rateLimitedSignIn() async throws {
+        try await withAPIFixture { fixture in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
+                let wrong = Request<TokenResponse>.post(
+                    "auth/login",
+                    body: .json(LoginBody(email: APIFixture.email, password: "wrong")),
+                    requiresAuthentication: false
+                )
+                for _ in 0..<5 {
+                    let error = await #expect(throws: APIError.self) { try await client.signIn(wrong) }
+                    #expect(error?.code == .unauthorized)
+                }
+                fixture.serverClock.advance(100)
+                // The right password now: the server still refuses until the window moves on.
+                let error = await #expect(throws: APIError.self) { try await client.signIn(fixture.loginRequest) }
+                #expect(error?.code == .rateLimited)
+                #expect(error?.status == 429)
+                #expect(error?.serverErrorCode == "too_many_requests")
+                #expect(error?.retryAfter == .seconds(200))
+                #expect(fixture.server.statistics.loginCalls == 6)
+                #expect(await client.tokens?.isSignedIn == false)
+                fixture.serverClock.advance(200)
+                try await client.signIn(fixture.loginRequest)
+                #expect(await client.tokens?.isSignedIn == true)
             }
         }
     }
@@ -395,8 +516,14 @@ struct APIClientLiveTests {
                 #expect(fixture.server.statistics.revokedFamilies == 1)
 
                 // The attacker's tokens died with the family.
-                var stolenRequest = HTTPRequest(method: .get, url: fixture.server.baseURL.appendingPathComponent("user/profile"))
-                try stolenRequest.headerFields.setChecked(name: .authorization, value: "Bearer \(attackerTokens.accessToken)")
+                var stolenRequest = HTTPRequest(
+                    method: .get,
+                    url: fixture.server.baseURL.appendingPathComponent("user/profile")
+                )
+                try stolenRequest.headerFields.setChecked(
+                    name: .authorization,
+                    value: "Bearer \(attackerTokens.accessToken)"
+                )
                 let answer = try await client.transport.send(stolenRequest)
                 #expect(answer.response.status == .unauthorized)
             }
@@ -415,7 +542,9 @@ struct APIClientLiveTests {
                 to: try PinSet(pins: [fixture.pki.untrustedRoot.pin, fixture.pki.interceptionCA.pin])
             )
             try await withSecureAPIClient(try fixture.configuration(policy: pinned)) { client in
-                let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/pinned", requiresAuthentication: false)))
+                let error = try #require(
+                    await expectAPIError(client, Request<Echo>.get("echo/pinned", requiresAuthentication: false))
+                )
                 #expect(error.code == .transportFailure)
                 #expect(error.transportError?.serverTrustError?.code == .pinMismatch)
                 #expect(error.userMessage() == "A secure connection to the server could not be established.")
@@ -423,7 +552,9 @@ struct APIClientLiveTests {
             }
             let plain = try #require(URL(string: "http://localhost:\(fixture.server.port)/"))
             try await withSecureAPIClient(try fixture.configuration(baseURL: plain)) { client in
-                let error = try #require(await expectAPIError(client, Request<Echo>.get("echo/plain", requiresAuthentication: false)))
+                let error = try #require(
+                    await expectAPIError(client, Request<Echo>.get("echo/plain", requiresAuthentication: false))
+                )
                 #expect(error.transportError?.code == .policyViolation)
             }
         }
@@ -435,13 +566,18 @@ struct APIClientLiveTests {
         struct WhoAmI: Decodable, Sendable { var subject: String }
         try await withAPIFixture { fixture in
             let identity = try fixture.pki.clientIdentity(commonName: "demo-device")
-            let pem = ClientIdentity.pem(certificateChain: identity.pem, privateKey: identity.leafIdentity.privateKeyPEM)
+            let pem = ClientIdentity.pem(
+                certificateChain: identity.pem,
+                privateKey: identity.leafIdentity.privateKeyPEM
+            )
             try await withSecureAPIClient(try fixture.configuration(clientIdentity: pem)) { client in
                 let whoami = try await client.send(Request<WhoAmI>.get("mtls/whoami", requiresAuthentication: false))
                 #expect(whoami.subject.contains("CN=demo-device"))
             }
             try await withSecureAPIClient(try fixture.configuration()) { client in
-                let error = try #require(await expectAPIError(client, Request<WhoAmI>.get("mtls/whoami", requiresAuthentication: false)))
+                let error = try #require(
+                    await expectAPIError(client, Request<WhoAmI>.get("mtls/whoami", requiresAuthentication: false))
+                )
                 #expect(error.code == .forbidden)
                 #expect(error.serverErrorCode == "client_certificate_required")
             }
@@ -464,14 +600,21 @@ struct APIClientLiveTests {
                 _ = try await client.send(Request<UserProfile>.get("user/profile"))  // 401 → refresh → retry
                 fixture.clientClock.advance(400)
                 fixture.serverClock.advance(400)
-                _ = try await client.send(Request<UserProfile>.patch("user/profile", body: .json(["display_name": "Ada"])))
+                _ = try await client.send(
+                    Request<UserProfile>.patch("user/profile", body: .json(["display_name": "Ada"]))
+                )
                 let current = try #require(await client.tokens?.currentBundle())
-                let secrets = [bundle.accessToken, try #require(bundle.refreshToken), current.accessToken, try #require(current.refreshToken), APIFixture.password]
+                let secrets = [
+                    bundle.accessToken, try #require(bundle.refreshToken), current.accessToken,
+                    try #require(current.refreshToken), APIFixture.password,
+                ]
                 let captured = lines.withLockedValue { $0 }
                 #expect(captured.count > 5)
                 #expect(captured.contains { $0.contains("user/profile") })
                 for (index, secret) in secrets.enumerated() {
-                    let leaks = captured.filter { $0.contains(secret) }.map { $0.replacingOccurrences(of: secret, with: "<SECRET>") }
+                    let leaks = captured.filter { $0.contains(secret) }.map {
+                        $0.replacingOccurrences(of: secret, with: "<SECRET>")
+                    }
                     #expect(leaks.isEmpty, "secret \(index) reached the log: \(leaks)")
                 }
                 // The Authorization header is logged, but only as <redacted>.
@@ -481,7 +624,10 @@ struct APIClientLiveTests {
                     let lower = line.lowercased()
                     var rest = lower[...]
                     while let range = rest.range(of: "authorization: ") {
-                        #expect(rest[range.upperBound...].hasPrefix("<redacted>"), "an Authorization value reached the log")
+                        #expect(
+                            rest[range.upperBound...].hasPrefix("<redacted>"),
+                            "an Authorization value reached the log"
+                        )
                         rest = rest[range.upperBound...]
                     }
                 }

@@ -6,6 +6,7 @@ import SecureNetworkingTesting
 import SecureStorage
 import ServerTrust
 import Testing
+
 @testable import TokenAuth
 
 /// A token endpoint on loopback TLS, served by the transport issue's test server.
@@ -50,7 +51,9 @@ final class TokenEndpointStub: Sendable {
             let json: [(String, String)] = [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
             switch mode {
             case .issue(let rotate):
-                var token: [String: Any] = ["access_token": "access-\(number + 1)", "token_type": "Bearer", "expires_in": 3600]
+                var token: [String: Any] = [
+                    "access_token": "access-\(number + 1)", "token_type": "Bearer", "expires_in": 3600,
+                ]
                 if rotate { token["refresh_token"] = "refresh-\(number + 1)" }
                 let data = (try? JSONSerialization.data(withJSONObject: token)) ?? Data()
                 return .delayed(milliseconds: 50, .status(200, headers: json, body: Array(data)))
@@ -135,10 +138,18 @@ struct TokenEndpointLiveTests {
                 return await group.reduce(into: [TokenAuthError?]()) { $0.append($1) }
             }
             #expect(errors.count == 100)
-            #expect(errors.allSatisfy { $0?.code == .invalidGrant && $0?.oauthError == "invalid_grant" && $0?.isTerminal == true })
+            #expect(
+                errors.allSatisfy {
+                    $0?.code == .invalidGrant && $0?.oauthError == "invalid_grant" && $0?.isTerminal == true
+                }
+            )
             #expect(stub.grants.count == 1)
             #expect(try await store.data(forKey: Self.key) == nil)
-            #expect(try await log.drain(manager, marker: Self.expired()).filter(\.isSignedOut) == [.signedOut(.refreshRejected)])
+            #expect(
+                try await log.drain(manager, marker: Self.expired()).filter(\.isSignedOut) == [
+                    .signedOut(.refreshRejected)
+                ]
+            )
         }
     }
 
@@ -146,12 +157,23 @@ struct TokenEndpointLiveTests {
         try await withEndpoint { stub, endpoint in
             stub.set(.unavailable)
             let store = InMemoryStore()
-            let manager = TokenManager(store: store, refresher: endpoint)
+            let clock = TestClock(Date())
+            let manager = TokenManager(store: store, refresher: endpoint, now: clock.function)
             try await manager.signIn(Self.expired())
             await #expect(throws: TokenAuthError(.serverError, "")) { try await manager.validAccessToken() }
             #expect(try await store.value(TokenBundle.self, forKey: Self.key)?.refreshToken == "refresh-0")
             #expect(await manager.isSignedIn)
+            // The 503 said Retry-After: 1. Within that second the endpoint is not called again.
             stub.set(.garbage)
+            do throws(TokenAuthError) {
+                _ = try await manager.validAccessToken()
+                Issue.record("refreshed within Retry-After")
+            } catch {
+                #expect(error.code == .serverError)
+                #expect(error.retryAfter == .seconds(1))
+            }
+            #expect(stub.grants.count == 1)
+            clock.advance(1)
             await #expect(throws: TokenAuthError(.invalidResponse, "")) { try await manager.validAccessToken() }
             stub.set(.issue(rotate: false))
             #expect(try await manager.validAccessToken() == "access-4")
@@ -161,33 +183,39 @@ struct TokenEndpointLiveTests {
     }
 
     @Test func anUnreachableEndpointIsATransportFailureThatKeepsTheTokens() async throws {
-        try await withRefusingLoopbackPort { port in try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
-            let endpoint = OAuthTokenEndpoint(
-                url: URL(string: "https://127.0.0.1:\(port)/oauth/token")!,
-                transport: transport,
-                client: .publicClient(id: "ios-app")
-            )
-            let store = InMemoryStore()
-            let manager = TokenManager(store: store, refresher: endpoint)
-            try await manager.signIn(Self.expired())
-            do throws(TokenAuthError) {
-                _ = try await manager.validAccessToken()
-                Issue.record("refreshed against a closed port")
-            } catch {
-                #expect(error.code == .transportFailure)
-                #expect(error.transportError?.code == .connectFailed)
-                #expect(!error.isTerminal)
+        try await withRefusingLoopbackPort { port in
+            try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                let endpoint = OAuthTokenEndpoint(
+                    url: URL(string: "https://127.0.0.1:\(port)/oauth/token")!,
+                    transport: transport,
+                    client: .publicClient(id: "ios-app")
+                )
+                let store = InMemoryStore()
+                let manager = TokenManager(store: store, refresher: endpoint)
+                try await manager.signIn(Self.expired())
+                do throws(TokenAuthError) {
+                    _ = try await manager.validAccessToken()
+                    Issue.record("refreshed against a closed port")
+                } catch {
+                    #expect(error.code == .transportFailure)
+                    #expect(error.transportError?.code == .connectFailed)
+                    #expect(!error.isTerminal)
+                }
+                #expect(try await store.data(forKey: Self.key) != nil)
             }
-            #expect(try await store.data(forKey: Self.key) != nil)
-        } }
+        }
     }
 
     @Test func theTokenEndpointNeverFollowsARedirect() async throws {
         let chain = try Live.pki.validChain()
-        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { _ in .text("collected") }) { collector in
+        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { _ in .text("collected") }) {
+            collector in
             let target = collector.baseURL.appendingPathComponent("steal").absoluteString
             for status in [301, 302, 307, 308] {
-                try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { _ in .redirect(status, to: target) }) { server in
+                try await withLoopbackHTTPServer(
+                    LoopbackHTTPServer.TLS(chain: chain),
+                    handler: { _ in .redirect(status, to: target) }
+                ) { server in
                     try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
                         let endpoint = OAuthTokenEndpoint(
                             url: server.baseURL.appendingPathComponent("oauth/token"),
@@ -216,7 +244,14 @@ struct TokenEndpointLiveTests {
             let manager = TokenManager(store: InMemoryStore(), refresher: endpoint, now: { clock.now })
             #expect(manager.accessTokenForSending() == nil)
             let issued = clock.now
-            try await manager.signIn(TokenBundle(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: issued.addingTimeInterval(100), issuedAt: issued))
+            try await manager.signIn(
+                TokenBundle(
+                    accessToken: "access-0",
+                    refreshToken: "refresh-0",
+                    expiresAt: issued.addingTimeInterval(100),
+                    issuedAt: issued
+                )
+            )
             #expect(manager.accessTokenForSending() == "access-0")
             #expect(stub.grants.isEmpty)
             // Inside the refresh leeway but valid: sent as it is, no refresh.
@@ -238,7 +273,13 @@ struct TokenEndpointLiveTests {
     @Test func staleUnauthorizedDoesNotRefreshTwice() async throws {
         try await withEndpoint { stub, endpoint in
             let manager = TokenManager(store: InMemoryStore(), refresher: endpoint)
-            try await manager.signIn(TokenBundle(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: Date().addingTimeInterval(3600)))
+            try await manager.signIn(
+                TokenBundle(
+                    accessToken: "access-0",
+                    refreshToken: "refresh-0",
+                    expiresAt: Date().addingTimeInterval(3600)
+                )
+            )
             let first = try await manager.handleUnauthorized(sentToken: "access-0")
             let second = try await manager.handleUnauthorized(sentToken: "access-0")
             #expect(first == "access-2" && second == "access-2")
@@ -270,7 +311,11 @@ struct TokenEndpointLiveTests {
 
     @Test func passwordGrantWithBasicClientAuthentication() async throws {
         try await withEndpoint(client: .basic(id: "web app", secret: "s3cr:t")) { stub, endpoint in
-            let response = try await endpoint.signIn(username: "ada@example.com", password: "p@ss word&=", scope: "read write")
+            let response = try await endpoint.signIn(
+                username: "ada@example.com",
+                password: "p@ss word&=",
+                scope: "read write"
+            )
             #expect(response.accessToken == "access-2")
             let grant = try #require(stub.grants.first)
             #expect(grant["grant_type"] == "password")
@@ -289,9 +334,16 @@ struct TokenEndpointLiveTests {
         try await withEndpoint(encoding: .json, client: .post(id: "service", secret: "top")) { stub, endpoint in
             let response = try await endpoint.clientCredentials(scope: "metrics")
             #expect(response.accessToken == "access-2")
-            #expect(stub.grants.first == ["grant_type": "client_credentials", "scope": "metrics", "client_id": "service", "client_secret": "top"])
+            #expect(
+                stub.grants.first == [
+                    "grant_type": "client_credentials", "scope": "metrics", "client_id": "service",
+                    "client_secret": "top",
+                ]
+            )
             #expect(stub.state.withLockedValue { $0.contentTypes.first } == "application/json")
-            #expect(!OAuthTokenEndpoint.ClientAuthentication.post(id: "service", secret: "top").description.contains("top"))
+            #expect(
+                !OAuthTokenEndpoint.ClientAuthentication.post(id: "service", secret: "top").description.contains("top")
+            )
         }
     }
 }
@@ -300,7 +352,9 @@ struct TokenEndpointLiveTests {
 struct BearerChallengeTests {
     @Test func parsesAnInvalidTokenChallenge() throws {
         let challenge = try #require(
-            BearerChallenge(parsing: #"Bearer realm="example", error="invalid_token", error_description="The access token expired""#)
+            BearerChallenge(
+                parsing: #"Bearer realm="example", error="invalid_token", error_description="The access token expired""#
+            )
         )
         #expect(challenge.realm == "example")
         #expect(challenge.isInvalidToken)

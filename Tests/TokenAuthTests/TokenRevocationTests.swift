@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+import NIOConcurrencyHelpers
+import SecureHTTP
+import SecureNetworkingTesting
+import SecureStorage
+import Testing
+
+@testable import TokenAuth
+
+/// Sign-out revokes the refresh token (RFC 7009) at the reference server's `/oauth/revoke`,
+/// best effort and bounded: the session always ends locally first.
+@Suite("Revocation on sign-out")
+struct TokenRevocationTests {
+    static let user = ReferenceAuthServer.User(
+        email: "ada@example.com",
+        password: "analytical engine",
+        displayName: "Ada"
+    )
+
+    /// A signed-in manager against the reference server, its endpoint and the server.
+    func withSession(
+        revocation: Bool = true,
+        configure: (inout TokenManager.Configuration) -> Void = { _ in },
+        _ body: (TokenManager, OAuthTokenEndpoint, ReferenceAuthServer, InMemoryStore) async throws -> Void
+    ) async throws {
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+        let configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain(), users: [Self.user])
+        try await withReferenceAuthServer(configuration) { server in
+            try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                let endpoint = OAuthTokenEndpoint(
+                    url: server.baseURL.appendingPathComponent("oauth/token"),
+                    transport: transport,
+                    client: .publicClient(id: "ios-app"),
+                    revocationURL: revocation ? server.baseURL.appendingPathComponent("oauth/revoke") : nil
+                )
+                var login = HTTPRequest(method: .post, url: server.baseURL.appendingPathComponent("auth/login"))
+                login.headerFields[.contentType] = "application/json"
+                let credentials = try JSONSerialization.data(
+                    withJSONObject: ["email": Self.user.email, "password": Self.user.password]
+                )
+                let answer = try await transport.send(login, body: credentials)
+                let tokens = try JSONDecoder().decode(TokenResponse.self, from: answer.body)
+                var managerConfiguration = TokenManager.Configuration()
+                configure(&managerConfiguration)
+                let store = InMemoryStore()
+                let manager = TokenManager(store: store, refresher: endpoint, configuration: managerConfiguration)
+                try await manager.signIn(TokenBundle(tokens, receivedAt: Date()))
+                try await body(manager, endpoint, server, store)
+            }
+        }
+    }
+
+    @Test func signOutRevokesTheRefreshTokenAtTheServer() async throws {
+        try await withSession { manager, endpoint, server, store in
+            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+            let refreshToken = try #require(try await manager.currentBundle()?.refreshToken)
+            await manager.signOut()
+            #expect(await manager.revocationOutcomes == [.completed])
+            #expect(server.statistics.revocations == 1)
+            #expect(try await store.data(forKey: "SecureNetworking.tokens") == nil)
+            // The server no longer honours the refresh token (its family is revoked).
+            await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await endpoint.refresh(using: refreshToken) }
+            // Signing out again revokes nothing more.
+            await manager.signOut()
+            #expect(await manager.revocationOutcomes == [.completed])
+        }
+    }
+
+    @Test func inactivitySignOutRevokesToo() async throws {
+        let clock = TestClock(Date())
+        // The inactivity path, on a manager with an injected clock.
+        try await withSession { manager, endpoint, server, store in
+            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+            let bundle = try #require(try await manager.currentBundle())
+            let idle = TokenManager(
+                store: store,
+                refresher: endpoint,
+                configuration: TokenManager.Configuration(inactivityTimeout: .seconds(60)),
+                now: clock.function
+            )
+            try await idle.signIn(bundle)
+            clock.advance(61)
+            #expect(await idle.checkInactivity())
+            #expect(await idle.revocationOutcomes == [.completed])
+            #expect(server.statistics.revocations == 1)
+        }
+    }
+
+    @Test func withoutARevocationEndpointNothingIsSent() async throws {
+        try await withSession(revocation: false) { manager, _, server, _ in
+            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+            let before = server.statistics.requests
+            await manager.signOut()
+            #expect(server.statistics.requests == before)
+            #expect(server.statistics.revocations == 0)
+            #expect(await !manager.isSignedIn)
+        }
+    }
+
+    /// A revocation endpoint that never answers: the sign-out ends locally at once, and the
+    /// revocation is abandoned after the timeout.
+    @Test func aStalledRevocationIsAbandonedAfterTheTimeout() async throws {
+        try await withLoopbackHTTPServer(
+            LoopbackHTTPServer.TLS(chain: try Live.pki.validChain()),
+            handler: { _ in .stall }
+        ) {
+            server in
+            try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                let endpoint = OAuthTokenEndpoint(
+                    url: server.baseURL.appendingPathComponent("oauth/token"),
+                    transport: transport,
+                    client: .publicClient(id: "ios-app"),
+                    revocationURL: server.baseURL.appendingPathComponent("oauth/revoke")
+                )
+                let store = InMemoryStore()
+                let manager = TokenManager(
+                    store: store,
+                    refresher: endpoint,
+                    configuration: TokenManager.Configuration(revocationTimeout: .milliseconds(200))
+                )
+                let log = EventLog(manager)
+                try await manager.signIn(
+                    TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
+                )
+                let started = ContinuousClock.now
+                await manager.signOut()
+                // Far below the transport's 60 s request timeout the stall would otherwise cost.
+                #expect(started.duration(to: .now) < .seconds(30))
+                #expect(await manager.revocationOutcomes == [.abandoned])
+                #expect(try await store.data(forKey: "SecureNetworking.tokens") == nil)
+                #expect(
+                    try await log.drain(
+                        manager,
+                        marker: TokenBundle(accessToken: "m", refreshToken: nil, expiresAt: Date())
+                    ).contains(.signedOut(.requested))
+                )
+                #expect(server.statistics.requests.map(\.uri) == ["/oauth/revoke"])
+                let form = String(decoding: server.statistics.requests[0].body, as: UTF8.self)
+                #expect(form == "token=r&token_type_hint=refresh_token&client_id=ios-app")
+            }
+        }
+    }
+
+    @Test func aFailedRevocationStillSignsOut() async throws {
+        let responses: [LoopbackHTTPServer.Response] = [
+            .status(503, headers: [("Retry-After", "30")]),
+            .status(
+                400,
+                headers: [("Content-Type", "application/json")],
+                body: Array(#"{"error":"unsupported_token_type"}"#.utf8)
+            ),
+        ]
+        for (response, code) in zip(responses, [TokenAuthError.Code.serverError, .authorizationRejected]) {
+            try await withLoopbackHTTPServer(
+                LoopbackHTTPServer.TLS(chain: try Live.pki.validChain()),
+                handler: { _ in response }
+            ) {
+                server in
+                try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                    let endpoint = OAuthTokenEndpoint(
+                        url: server.baseURL.appendingPathComponent("oauth/token"),
+                        transport: transport,
+                        client: .publicClient(id: "ios-app"),
+                        revocationURL: server.baseURL.appendingPathComponent("oauth/revoke")
+                    )
+                    let manager = TokenManager(store: InMemoryStore(), refresher: endpoint)
+                    try await manager.signIn(
+                        TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
+                    )
+                    await manager.signOut()
+                    #expect(await manager.revocationOutcomes == [.failed(code)])
+                    #expect(await !manager.isSignedIn)
+                }
+            }
+        }
+    }
+
+    /// A refresh token the server refused needs no revocation.
+    @Test func aRejectedRefreshRevokesNothing() async throws {
+        let refresher = CountingRevoker()
+        let manager = TokenManager(store: InMemoryStore(), refresher: refresher)
+        try await manager.signIn(
+            TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(-1))
+        )
+        await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await manager.validAccessToken() }
+        #expect(await !manager.isSignedIn)
+        #expect(refresher.revocations == 0)
+        #expect(await manager.revocationOutcomes.isEmpty)
+    }
+}
+
+/// Refuses every refresh with invalid_grant; counts revocations.
+final class CountingRevoker: TokenRefresher {
+    private let count = NIOLockedValueBox(0)
+
+    func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
+        throw TokenAuthError(.invalidGrant, "refused")
+    }
+
+    func revoke(refreshToken: String) async throws(TokenAuthError) {
+        self.count.withLockedValue { $0 += 1 }
+    }
+
+    var revocations: Int { self.count.withLockedValue { $0 } }
+}
