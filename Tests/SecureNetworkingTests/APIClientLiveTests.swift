@@ -407,6 +407,25 @@ struct APIClientLiveTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test("Sign-out revokes the refresh token at the server's revocation endpoint")
+    func signOutRevokes() async throws {
+        try await withAPIFixture { fixture in
+            try await withSecureAPIClient(try fixture.configuration()) { client in
+                let bundle = try await client.signIn(fixture.loginRequest)
+                await client.signOut()
+                #expect(await client.tokens?.isSignedIn == false)
+                #expect(fixture.server.statistics.revocations == 1)
+                #expect(fixture.server.calls(to: "/oauth/revoke") == 1)
+                // Both tokens are dead at the server: the access token's family is revoked.
+                try await client.tokens?.signIn(bundle)
+                let error = try #require(await expectAPIError(client, Request<UserProfile>.get("user/profile")))
+                #expect(error.code == .signedOut)
+                #expect(fixture.server.statistics.tokenEndpointCalls == 1)
+            }
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("Rate-limited sign-in: 429 surfaces Retry-After, and the non-idempotent login is not retried")
     func rateLimitedSignIn() async throws {
         try await withAPIFixture { fixture in

@@ -39,7 +39,11 @@ struct APIFixture {
     let clientClock: ReferenceTestClock
 
     var loginRequest: Request<TokenResponse> {
-        .post("auth/login", body: .json(LoginBody(email: Self.email, password: Self.password)), requiresAuthentication: false)
+        .post(
+            "auth/login",
+            body: .json(LoginBody(email: Self.email, password: Self.password)),
+            requiresAuthentication: false
+        )
     }
 
     var policy: TransportSecurityPolicy {
@@ -50,7 +54,11 @@ struct APIFixture {
     func configuration(
         policy: TransportSecurityPolicy? = nil,
         store: any SecureStore = InMemoryStore(),
-        retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(200)),
+        retry: RetryPolicy = RetryPolicy(
+            maximumAttempts: 3,
+            baseDelay: .milliseconds(20),
+            maximumDelay: .milliseconds(200)
+        ),
         interceptors: [any RequestInterceptor] = [],
         clientIdentity: ClientIdentity? = nil,
         maximumResponseBodySize: Int? = nil,
@@ -67,7 +75,13 @@ struct APIFixture {
         var configuration = SecureAPIClient.Configuration(
             baseURL: baseURL ?? self.server.baseURL,
             transport: transport,
-            authentication: .oauth(client: .publicClient(id: "test-app"), store: store, configuration: tokens, now: { clock.now }),
+            authentication: .oauth(
+                revocationPath: "oauth/revoke",
+                client: .publicClient(id: "test-app"),
+                store: store,
+                configuration: tokens,
+                now: { clock.now }
+            ),
             logger: logger
         )
         configuration.retry = retry
@@ -143,6 +157,8 @@ final class CapturingLogHandler: LogHandler, Sendable {
 
     func log(event: LogEvent) {
         let merged = self.metadata.merging(event.metadata ?? [:]) { $1 }
-        self.lines.withLockedValue { $0.append("\(event.level) \(event.message) \(merged) \(event.source) \(event.file)") }
+        self.lines.withLockedValue {
+            $0.append("\(event.level) \(event.message) \(merged) \(event.source) \(event.file)")
+        }
     }
 }

@@ -135,9 +135,6 @@ struct TokenRevocationTests {
                         marker: TokenBundle(accessToken: "m", refreshToken: nil, expiresAt: Date())
                     ).contains(.signedOut(.requested))
                 )
-                #expect(server.statistics.requests.map(\.uri) == ["/oauth/revoke"])
-                let form = String(decoding: server.statistics.requests[0].body, as: UTF8.self)
-                #expect(form == "token=r&token_type_hint=refresh_token&client_id=ios-app")
             }
         }
     }
@@ -171,6 +168,10 @@ struct TokenRevocationTests {
                     await manager.signOut()
                     #expect(await manager.revocationOutcomes == [.failed(code)])
                     #expect(await !manager.isSignedIn)
+                    // RFC 7009 §2.1: form-encoded token and hint, with the client's authentication.
+                    #expect(server.statistics.requests.map(\.uri) == ["/oauth/revoke"])
+                    let form = String(decoding: server.statistics.requests[0].body, as: UTF8.self)
+                    #expect(form == "token=r&token_type_hint=refresh_token&client_id=ios-app")
                 }
             }
         }

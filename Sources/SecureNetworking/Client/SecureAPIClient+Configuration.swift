@@ -103,7 +103,9 @@ extension SecureAPIClient {
         /// `URLSessionTransport`: Security.framework validates the path (system roots, revocation
         /// as the system does it), then ServerTrust's key rules and pins; system proxy settings,
         /// Wi-Fi Assist and cellular policies apply.
-        public static let urlSession = Engine(kind: .urlSession(maximumSessions: URLSessionTransport.defaultMaximumSessions))
+        public static let urlSession = Engine(
+            kind: .urlSession(maximumSessions: URLSessionTransport.defaultMaximumSessions)
+        )
 
         /// `URLSessionTransport` keeping at most `maximumSessions` URLSessions (one per origin).
         public static func urlSession(maximumSessions: Int) -> Engine {
@@ -125,6 +127,7 @@ extension SecureAPIClient {
             case manager(TokenManager)
             case oauth(
                 tokenPath: String,
+                revocationPath: String?,
                 client: OAuthTokenEndpoint.ClientAuthentication,
                 encoding: OAuthTokenEndpoint.BodyEncoding,
                 store: any SecureStore,
@@ -145,6 +148,9 @@ extension SecureAPIClient {
         ///
         /// - Parameters:
         ///   - tokenPath: the endpoint's path under the base URL. Default `oauth/token`.
+        ///   - revocationPath: the revocation endpoint's path (RFC 7009), if the API has one:
+        ///     ``SecureAPIClient/signOut()`` then revokes the refresh token there (best effort,
+        ///     after the local sign-out). Default nil.
         ///   - client: how the app identifies itself (a public client for a mobile app).
         ///   - encoding: form (RFC 6749) or JSON bodies.
         ///   - store: where the tokens live (Keychain, ``EncryptedFileStore``).
@@ -152,6 +158,7 @@ extension SecureAPIClient {
         ///   - now: the token manager's clock.
         public static func oauth(
             tokenPath: String = "oauth/token",
+            revocationPath: String? = nil,
             client: OAuthTokenEndpoint.ClientAuthentication,
             encoding: OAuthTokenEndpoint.BodyEncoding = .form,
             store: any SecureStore,
@@ -161,6 +168,7 @@ extension SecureAPIClient {
             Authentication(
                 source: .oauth(
                     tokenPath: tokenPath,
+                    revocationPath: revocationPath,
                     client: client,
                     encoding: encoding,
                     store: store,

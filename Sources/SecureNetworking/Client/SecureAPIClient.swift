@@ -67,7 +67,10 @@ public final class SecureAPIClient: Sendable {
                 (transport, owned) = (nio, .nio(nio))
             case .urlSession(let maximumSessions):
                 #if canImport(Security)
-                let urlSession = try URLSessionTransport(configuration: configuration.transport, maximumSessions: maximumSessions)
+                let urlSession = try URLSessionTransport(
+                    configuration: configuration.transport,
+                    maximumSessions: maximumSessions
+                )
                 (transport, owned) = (urlSession, .urlSession(urlSession))
                 #else
                 // Unreachable: `Engine.urlSession` exists only where Security does.
@@ -97,15 +100,35 @@ public final class SecureAPIClient: Sendable {
         self.configuration = configuration
         self.transport = transport
         self.ownedTransport = owned
-        self.logger = configuration.logger ?? Logger(label: "SecureNetworking.SecureAPIClient", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.logger =
+            configuration.logger
+            ?? Logger(label: "SecureNetworking.SecureAPIClient", factory: { _ in SwiftLogNoOpLogHandler() })
         switch configuration.authentication?.source {
         case .none:
             self.tokens = nil
         case .manager(let manager):
             self.tokens = manager
-        case .oauth(let path, let client, let encoding, let store, let managerConfiguration, let now):
+        case .oauth(
+            let path,
+            let revocationPath,
+            let client,
+            let encoding,
+            let store,
+            let managerConfiguration,
+            let now
+        ):
             let url = try URLBuilder.url(base: configuration.baseURL, path: path)
-            let endpoint = OAuthTokenEndpoint(url: url, transport: transport, client: client, encoding: encoding)
+            var revocationURL: URL?
+            if let revocationPath {
+                revocationURL = try URLBuilder.url(base: configuration.baseURL, path: revocationPath)
+            }
+            let endpoint = OAuthTokenEndpoint(
+                url: url,
+                transport: transport,
+                client: client,
+                encoding: encoding,
+                revocationURL: revocationURL
+            )
             self.tokens = TokenManager(store: store, refresher: endpoint, configuration: managerConfiguration, now: now)
         }
     }
@@ -158,7 +181,12 @@ public final class SecureAPIClient: Sendable {
                 self.logger.debug("← \(status) \(request.method.rawValue) \(prepared.logPath)")
                 if (200...299).contains(status) {
                     let value = try self.decode(response, for: request)
-                    return APIResponse(value: value, status: response.response.status, headerFields: response.response.headerFields, attempts: attempt)
+                    return APIResponse(
+                        value: value,
+                        status: response.response.status,
+                        headerFields: response.response.headerFields,
+                        attempts: attempt
+                    )
                 }
                 // A 401 judges the token only if it reached the origin that answered: after a
                 // redirect to another origin the token was not sent.
@@ -188,7 +216,9 @@ public final class SecureAPIClient: Sendable {
                 failure = self.statusError(response)
             }
             let error = failure
-            guard let delay = await self.retryDelay(after: error, request: request, head: prepared.head, attempt: attempt) else {
+            guard
+                let delay = await self.retryDelay(after: error, request: request, head: prepared.head, attempt: attempt)
+            else {
                 throw error
             }
             self.logger.debug("retrying \(request.method.rawValue) \(prepared.logPath) after \(error.code) in \(delay)")
@@ -218,7 +248,14 @@ public final class SecureAPIClient: Sendable {
         guard let tokens = self.tokens else {
             throw APIError(.invalidRequest, "the client has no authentication configured")
         }
-        var raw = Request<Data>(request.method, pathSegments: request.pathSegments, query: request.query, headers: request.headerFields, body: request.body, requiresAuthentication: false)
+        var raw = Request<Data>(
+            request.method,
+            pathSegments: request.pathSegments,
+            query: request.query,
+            headers: request.headerFields,
+            body: request.body,
+            requiresAuthentication: false
+        )
         raw.isIdempotent = request.isIdempotent
         raw.acceptedContentTypes = request.acceptedContentTypes
         let answer = try await self.response(for: raw)
@@ -254,7 +291,11 @@ public final class SecureAPIClient: Sendable {
     }
 
     private func prepare<Response>(_ request: Request<Response>) throws(APIError) -> Prepared {
-        let target = try URLBuilder.target(base: self.configuration.baseURL, segments: request.pathSegments, query: request.query)
+        let target = try URLBuilder.target(
+            base: self.configuration.baseURL,
+            segments: request.pathSegments,
+            query: request.query
+        )
         var head = HTTPRequest(method: request.method, url: self.configuration.baseURL)
         head.path = target.pathAndQuery
         head.headerFields = request.headerFields
@@ -269,7 +310,11 @@ public final class SecureAPIClient: Sendable {
                 do {
                     try head.headerFields.setChecked(name: .contentType, value: contentType)
                 } catch {
-                    throw APIError(.invalidRequest, "the body's content type is not a valid header value", transportError: error)
+                    throw APIError(
+                        .invalidRequest,
+                        "the body's content type is not a valid header value",
+                        transportError: error
+                    )
                 }
             }
         }
@@ -297,7 +342,11 @@ public final class SecureAPIClient: Sendable {
         }
     }
 
-    private func exchange(_ head: HTTPRequest, body: Data?, binding: TokenBinding?) async -> Result<HTTPTransportResponse, APIError> {
+    private func exchange(
+        _ head: HTTPRequest,
+        body: Data?,
+        binding: TokenBinding?
+    ) async -> Result<HTTPTransportResponse, APIError> {
         var options = HTTPRequestOptions()
         if let binding {
             options.credential = HTTPRequestOptions.Credential(name: .authorization) { binding.bind() }
@@ -349,7 +398,12 @@ public final class SecureAPIClient: Sendable {
         )
     }
 
-    private func retryDelay<Response>(after error: APIError, request: Request<Response>, head: HTTPRequest, attempt: Int) async -> Duration? {
+    private func retryDelay<Response>(
+        after error: APIError,
+        request: Request<Response>,
+        head: HTTPRequest,
+        attempt: Int
+    ) async -> Duration? {
         let policy = self.configuration.retry
         guard attempt < policy.maximumAttempts else { return nil }
         for interceptor in self.configuration.interceptors {
@@ -366,7 +420,8 @@ public final class SecureAPIClient: Sendable {
     static func isRetryable(_ error: APIError, policy: RetryPolicy) -> Bool {
         if let status = error.status { return policy.retryableStatuses.contains(status) }
         guard error.code == .transportFailure, let code = error.transportError?.code else { return false }
-        return code == .connectFailed || code == .connectTimeout || code == .connectionClosed || code == .tlsHandshakeTimeout
+        return code == .connectFailed || code == .connectTimeout || code == .connectionClosed
+            || code == .tlsHandshakeTimeout
             || code == .streamReset || code == .requestNotProcessed
     }
 
@@ -384,7 +439,10 @@ public final class SecureAPIClient: Sendable {
         !(type == EmptyResponse.self || type == Data.self || type == String.self)
     }
 
-    private func decode<Response: Decodable>(_ response: HTTPTransportResponse, for request: Request<Response>) throws(APIError) -> Response {
+    private func decode<Response: Decodable>(
+        _ response: HTTPTransportResponse,
+        for request: Request<Response>
+    ) throws(APIError) -> Response {
         if let empty = EmptyResponse() as? Response { return empty }
         if let data = response.body as? Response { return data }
         if Response.self == String.self {
@@ -393,7 +451,11 @@ public final class SecureAPIClient: Sendable {
             }
             return text
         }
-        try Self.checkContentType(response.response.headerFields, accepted: request.acceptedContentTypes, status: response.response.status.code)
+        try Self.checkContentType(
+            response.response.headerFields,
+            accepted: request.acceptedContentTypes,
+            status: response.response.status.code
+        )
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = self.configuration.keyDecodingStrategy
         decoder.dateDecodingStrategy = self.configuration.dateDecodingStrategy
@@ -402,7 +464,12 @@ public final class SecureAPIClient: Sendable {
             value = try decoder.decode(Response.self, from: response.body)
         } catch let error as DecodingError {
             let validation = ResponseDecoding.describe(error)
-            throw APIError(.decodingFailed, "the response could not be decoded: \(validation)", status: response.response.status.code, validationError: validation)
+            throw APIError(
+                .decodingFailed,
+                "the response could not be decoded: \(validation)",
+                status: response.response.status.code,
+                validationError: validation
+            )
         } catch {
             throw APIError(.decodingFailed, "the response could not be decoded", status: response.response.status.code)
         }
@@ -410,7 +477,12 @@ public final class SecureAPIClient: Sendable {
             do {
                 try ResponseDecoding.validate(validated)
             } catch {
-                throw APIError(.decodingFailed, "the response breaks a constraint: \(error)", status: response.response.status.code, validationError: error)
+                throw APIError(
+                    .decodingFailed,
+                    "the response breaks a constraint: \(error)",
+                    status: response.response.status.code,
+                    validationError: error
+                )
             }
         }
         return value
@@ -418,10 +490,14 @@ public final class SecureAPIClient: Sendable {
 
     static func checkContentType(_ fields: HTTPFields, accepted: [String], status: Int? = nil) throws(APIError) {
         let raw = fields[.contentType] ?? ""
-        let mediaType = raw.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        let mediaType =
+            raw.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            ?? ""
         let matches = accepted.contains { pattern in
             let pattern = pattern.lowercased()
-            if pattern.hasPrefix("*/*+") { return mediaType.hasSuffix(String(pattern.dropFirst(3))) && mediaType.contains("/") }
+            if pattern.hasPrefix("*/*+") {
+                return mediaType.hasSuffix(String(pattern.dropFirst(3))) && mediaType.contains("/")
+            }
             return mediaType == pattern
         }
         guard matches else {
