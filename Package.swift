@@ -88,6 +88,8 @@ let package = Package(
             dependencies: [
                 "SecureHTTP",
                 "SecureStorage",
+                "SecureCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,11 +1,11 @@
 /// Byte comparisons whose running time does not depend on where the inputs differ.
-enum ConstantTime {
+public enum ConstantTime {
     /// `true` when `lhs` and `rhs` hold the same bytes.
     ///
     /// Runs over every byte whatever the contents, so the time taken says nothing about how many
     /// leading bytes of a derived hash an attacker guessed right. The lengths themselves are not
     /// secret here (they come from the stored encoding), so unequal lengths return at once.
-    static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    public static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for index in lhs.indices {

@@ -120,7 +120,7 @@ public struct OAuthTokenEndpoint: TokenRefresher {
 
     /// The refresh-token grant (RFC 6749 §6).
     public func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
-        try await self.request(grant: "refresh_token", [("refresh_token", refreshToken)])
+        try await self.grant("refresh_token", [("refresh_token", refreshToken)])
     }
 
     /// The resource-owner password grant (RFC 6749 §4.3), for an app's own login screen.
@@ -131,16 +131,16 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     ) async throws(TokenAuthError) -> TokenResponse {
         var parameters = [("username", username), ("password", password)]
         if let scope { parameters.append(("scope", scope)) }
-        return try await self.request(grant: "password", parameters)
+        return try await self.grant("password", parameters)
     }
 
     /// The client-credentials grant (RFC 6749 §4.4).
     public func clientCredentials(scope: String? = nil) async throws(TokenAuthError) -> TokenResponse {
-        try await self.request(grant: "client_credentials", scope.map { [("scope", $0)] } ?? [])
+        try await self.grant("client_credentials", scope.map { [("scope", $0)] } ?? [])
     }
 
-    private func request(grant: String, _ parameters: [(String, String)]) async throws(TokenAuthError) -> TokenResponse
-    {
+    /// A token request of grant type `grant` (RFC 6749 §4) with the client's authentication.
+    func grant(_ grant: String, _ parameters: [(String, String)]) async throws(TokenAuthError) -> TokenResponse {
         let response = try await self.post(
             [("grant_type", grant)] + parameters,
             to: self.url,

@@ -13,6 +13,7 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         fileprivate enum Base: String, Hashable, Sendable {
             case signedOut, invalidGrant, invalidClient, authorizationRejected
             case transportFailure, serverError, invalidResponse, refreshLoop, storageFailure
+            case invalidAuthorizationResponse
         }
 
         fileprivate let base: Base
@@ -42,6 +43,10 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         public static let refreshLoop = Code(base: .refreshLoop)
         /// The secure store failed; see ``TokenAuthError/storageError``.
         public static let storageFailure = Code(base: .storageFailure)
+        /// An authorization redirect (RFC 6749 §4.1.2) that must not be used: no `state`, a
+        /// `state` that is not the request's (a forged or replayed response, RFC 6749 §10.12),
+        /// no `code`, or another redirect URI. The code in it is never exchanged.
+        public static let invalidAuthorizationResponse = Code(base: .invalidAuthorizationResponse)
     }
 
     /// What went wrong, as a stable code.

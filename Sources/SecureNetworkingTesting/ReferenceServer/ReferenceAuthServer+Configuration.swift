@@ -68,6 +68,17 @@ extension ReferenceAuthServer {
         public var maximumFailedLoginsPerAddress = 20
         /// The window of the sign-in limits. Default 5 minutes.
         public var failedLoginWindow: Duration = .seconds(300)
+        /// The account `GET /oauth/authorize` approves without asking (the server has no login
+        /// page: it stands for a user who signs in and consents). Default: the first of
+        /// ``users``.
+        public var authorizationUser: String?
+        /// How long an authorization code may be exchanged. Default 60 seconds (RFC 6749
+        /// §4.1.2 asks for at most 10 minutes).
+        public var authorizationCodeLifetime: Duration = .seconds(60)
+        /// Redirect URIs `/oauth/authorize` accepts, compared exactly, besides loopback ones
+        /// (`http://127.0.0.1:PORT/…` or `http://[::1]:PORT/…`, any port, RFC 8252 §7.3).
+        /// Default: `securenet-demo:/callback`.
+        public var redirectURIs: [String] = ["securenet-demo:/callback"]
 
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///

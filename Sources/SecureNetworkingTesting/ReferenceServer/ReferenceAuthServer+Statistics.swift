@@ -16,6 +16,8 @@ extension ReferenceAuthServer {
         public var refreshReplays = 0
         /// Refresh-token families revoked at `/oauth/revoke` (RFC 7009).
         public var revocations = 0
+        /// Authorization codes issued by `/oauth/authorize`.
+        public var authorizationCodes = 0
         /// Sign-ins refused with 429 by the failed-sign-in limits.
         public var rateLimitedLogins = 0
         /// Every request the server answered, on any path.

@@ -140,6 +140,9 @@ public final class ReferenceAuthServer: Sendable {
                 perAddress: configuration.maximumFailedLoginsPerAddress,
                 window: ReferenceTokenIssuer.seconds(configuration.failedLoginWindow)
             ),
+            authorizationUser: configuration.authorizationUser ?? configuration.users.first?.email,
+            authorizationCodeLifetime: ReferenceTokenIssuer.seconds(configuration.authorizationCodeLifetime),
+            redirectURIs: Set(configuration.redirectURIs),
             now: configuration.now,
             logger: logger
         )

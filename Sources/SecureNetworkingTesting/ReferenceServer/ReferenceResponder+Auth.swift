@@ -60,11 +60,14 @@ extension ReferenceResponder {
         else {
             return ReferenceHTTP.error(.badRequest, "invalid_request", message: "grant_type is required")
         }
+        if grant == "authorization_code" {
+            return await self.authorizationCodeGrant(fields)
+        }
         guard grant == "refresh_token" else {
             return ReferenceHTTP.error(
                 .badRequest,
                 "unsupported_grant_type",
-                message: "only refresh_token is supported"
+                message: "only authorization_code and refresh_token are supported"
             )
         }
         guard let refreshToken = fields["refresh_token"], !refreshToken.isEmpty else {
@@ -192,7 +195,7 @@ extension ReferenceResponder {
     }
 
     /// A token response for a new pair, and the pair (nil when signing failed).
-    private func tokenResponse(
+    func tokenResponse(
         email: String,
         familyID: String
     ) async -> (response: Response, issued: ReferenceTokenIssuer.Issued?) {
@@ -219,7 +222,7 @@ extension ReferenceResponder {
         )
     }
 
-    private static func invalidGrant(_ description: String) -> Response {
+    static func invalidGrant(_ description: String) -> Response {
         ReferenceHTTP.json(.badRequest, ["error": "invalid_grant", "error_description": description])
     }
 

@@ -24,6 +24,11 @@ struct ReferenceResponder: HTTPResponder {
     /// ``ReferenceAuthServer/Configuration/refreshTokenReuseGraceWindow``, in seconds.
     let refreshGraceWindow: TimeInterval
     let loginLimits: ReferenceServerState.LoginLimits
+    /// `/oauth/authorize`: the account it approves, the code lifetime (seconds), the exact
+    /// redirect URIs it accepts besides loopback ones.
+    let authorizationUser: String?
+    let authorizationCodeLifetime: TimeInterval
+    let redirectURIs: Set<String>
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -75,6 +80,8 @@ struct ReferenceResponder: HTTPResponder {
             return await self.only([.post], exchange) { await self.login($0) }
         case ("oauth", 2) where segments.last == "token":
             return await self.only([.post], exchange) { await self.token($0) }
+        case ("oauth", 2) where segments.last == "authorize":
+            return await self.only([.get], exchange) { self.authorize($0) }
         case ("oauth", 2) where segments.last == "revoke":
             return await self.only([.post], exchange) { await self.revoke($0) }
         case ("user", 2) where segments.last == "profile":

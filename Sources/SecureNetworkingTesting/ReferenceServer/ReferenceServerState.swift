@@ -49,6 +49,27 @@ final class ReferenceServerState: Sendable {
         var flakyAttempts: [String: Int] = [:]
         /// Failed sign-ins by `account:EMAIL` and `address:IP`, oldest first.
         var failedLogins: [String: [Date]] = [:]
+        /// Authorization codes by digest.
+        var codes: [String: CodeRecord] = [:]
+    }
+
+    /// An authorization code and what it was issued for.
+    struct CodeRecord {
+        let clientID: String
+        let redirectURI: String
+        let challenge: String
+        let email: String
+        let expiresAt: Date
+        var used = false
+        /// The family of the tokens the code was exchanged for.
+        var familyID: String?
+    }
+
+    enum CodeRedemption {
+        case valid(CodeRecord)
+        /// Used before: denied, and the tokens issued for it revoked (RFC 6749 §4.1.2).
+        case reused
+        case invalid
     }
 
     /// What presenting a refresh token led to.
@@ -231,6 +252,32 @@ final class ReferenceServerState: Sendable {
             storage.statistics.revocations += 1
         }
         return true
+    }
+
+    // MARK: Authorization codes
+
+    func storeCode(digest: String, _ record: CodeRecord) {
+        self.storage.withLockedValue { storage in
+            storage.codes[digest] = record
+            storage.statistics.authorizationCodes += 1
+        }
+    }
+
+    /// Uses a code once; a second use revokes the family its first use started.
+    func redeemCode(digest: String, now: Date) -> CodeRedemption {
+        self.storage.withLockedValue { storage in
+            guard let record = storage.codes[digest] else { return .invalid }
+            if record.used {
+                if let family = record.familyID { _ = Self.revoke(family, in: &storage) }
+                return .reused
+            }
+            storage.codes[digest]?.used = true
+            return now < record.expiresAt ? .valid(record) : .invalid
+        }
+    }
+
+    func attachFamily(_ familyID: String, toCode digest: String) {
+        self.storage.withLockedValue { $0.codes[digest]?.familyID = familyID }
     }
 
     // MARK: Sign-in limits
