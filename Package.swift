@@ -90,6 +90,11 @@ let package = Package(
                 "SecureStorage",
                 "SecureCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // The loopback redirect receiver (RFC 8252 §7.3).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -272,3 +272,56 @@ struct AuthorizationCodeTests {
         }
     }
 }
+
+/// RFC 8252 §7.3: the loopback redirect of a command-line app, end to end.
+@Suite("Loopback redirect receiver")
+struct LoopbackRedirectReceiverTests {
+    /// The browser's part: plain HTTP to the app's loopback listener, through the transport with
+    /// local networking allowed.
+    static func browserGet(_ url: URL) async throws -> Int {
+        var configuration = Live.configuration
+        configuration.policy.allowsLocalNetworking = true
+        return try await withNIOHTTPTransport(configuration: configuration) { transport in
+            try await transport.send(HTTPRequest(url: url)).response.status.code
+        }
+    }
+
+    @Test func aCommandLineAppSignsInThroughTheLoopbackRedirect() async throws {
+        let receiver = try await LoopbackRedirectReceiver.start()
+        #expect(receiver.redirectURI.absoluteString.hasPrefix("http://127.0.0.1:"))
+        #expect(receiver.redirectURI.path == "/callback")
+        try await AuthorizationCodeTests().withFlow { flow in
+            let request = AuthorizationRequest(
+                authorizationEndpoint: flow.server.baseURL.appendingPathComponent("oauth/authorize"),
+                clientID: "ios-app",
+                redirectURI: receiver.redirectURI,
+                scopes: ["profile"]
+            )
+            let location = try #require(try await flow.authorize(request.url).location)
+            // A browser asks for its icon first: 404, and the receiver keeps waiting.
+            let port = try #require(receiver.redirectURI.port)
+            #expect(try await Self.browserGet(URL(string: "http://127.0.0.1:\(port)/favicon.ico")!) == 404)
+            #expect(try await Self.browserGet(location) == 200)
+            let redirected = try await receiver.redirect(within: .seconds(30))
+            #expect(redirected == location)
+            let tokens = try await flow.endpoint.exchange(try request.response(from: redirected), for: request)
+            #expect(try await flow.profileStatus(tokens.accessToken) == 200)
+            // One redirect only: the listener is closed.
+            await #expect(throws: SecureHTTPError.self) { _ = try await Self.browserGet(location) }
+        }
+    }
+
+    @Test func noRedirectInTimeIsAnErrorAndClosesTheListener() async throws {
+        let receiver = try await LoopbackRedirectReceiver.start(path: "cb")
+        #expect(receiver.redirectURI.path == "/cb")
+        do throws(TokenAuthError) {
+            _ = try await receiver.redirect(within: .milliseconds(50))
+            Issue.record("a redirect arrived")
+        } catch {
+            #expect(error.code == .invalidAuthorizationResponse)
+        }
+        let error = await #expect(throws: SecureHTTPError.self) { _ = try await Self.browserGet(receiver.redirectURI) }
+        #expect(error?.code == .connectFailed)
+        await receiver.close()
+    }
+}
