@@ -7,7 +7,7 @@ import SecureNetworkingTesting
 /// The demo's steps, in the order they run.
 public enum DemoStepID: String, CaseIterable, Sendable {
     case plainHTTPRefused, signIn, pinnedProfile, concurrentRefresh, mitmRejected, mitmWithoutPins
-    case mutualTLS, mutualTLSWithoutCertificate, refreshTokenReuse, inactivitySignOut
+    case mutualTLS, mutualTLSWithoutCertificate, refreshTokenReuse, inactivitySignOut, browserSignIn
 }
 
 /// The whole flow against the reference auth server, step by step: what `securenet demo` runs.
@@ -51,8 +51,12 @@ public struct SecureNetworkingDemo: Sendable {
                     _ = try await client.send(Request<EmptyResponse>.get("user/profile", requiresAuthentication: false))
                     return (false, "the http request was sent")
                 } catch let error as APIError {
-                    let refused = error.transportError?.code == .policyViolation && world.server.statistics.requests == before
-                    return (refused, "http://localhost:\(world.server.port) refused by the transport policy (\(error.transportError?.serverTrustError?.code.description ?? "\(error.code)")); 0 requests reached the server")
+                    let refused =
+                        error.transportError?.code == .policyViolation && world.server.statistics.requests == before
+                    return (
+                        refused,
+                        "http://localhost:\(world.server.port) refused by the transport policy (\(error.transportError?.serverTrustError?.code.description ?? "\(error.code)")); 0 requests reached the server"
+                    )
                 }
             }
         }
@@ -62,13 +66,19 @@ public struct SecureNetworkingDemo: Sendable {
             let bundle = try await world.client.signIn(world.loginRequest)
             let lifetime = Int(bundle.expiresAt.timeIntervalSince(world.clock.now).rounded())
             let stored = try await world.store.contains("SecureNetworking.tokens")
-            return (stored && bundle.refreshToken != nil, "POST /auth/login as \(email): access token (ES256 JWT, \(lifetime) s) and refresh token kept in an encrypted file store")
+            return (
+                stored && bundle.refreshToken != nil,
+                "POST /auth/login as \(email): access token (ES256 JWT, \(lifetime) s) and refresh token kept in an encrypted file store"
+            )
         }
 
         // 3. Profile over pinned TLS.
         await results.check(.pinnedProfile, "profile over pinned TLS") {
             let profile = try await world.client.send(Request<DemoProfile>.get("user/profile"))
-            return (profile.email == email, "GET /user/profile → \(profile.displayName); chain validated to the demo root, SPKI pin \(world.pinnedIntermediate.shortDescription) (intermediate, plus a backup pin) matched")
+            return (
+                profile.email == email,
+                "GET /user/profile → \(profile.displayName); chain validated to the demo root, SPKI pin \(world.pinnedIntermediate.shortDescription) (intermediate, plus a backup pin) matched"
+            )
         }
 
         // 4. The access token expires; 50 concurrent requests cause one refresh.
@@ -83,30 +93,55 @@ public struct SecureNetworkingDemo: Sendable {
                 return try await group.reduce(into: [String]()) { $0.append($1) }
             }
             let refreshes = world.server.statistics.tokenEndpointCalls - before
-            return (answers.count == 50 && refreshes == 1, "access token expired after 300 s; 50 concurrent requests succeeded with \(refreshes) refresh\(refreshes == 1 ? "" : "es") of the token")
+            return (
+                answers.count == 50 && refreshes == 1,
+                "access token expired after 300 s; 50 concurrent requests succeeded with \(refreshes) refresh\(refreshes == 1 ? "" : "es") of the token"
+            )
         }
 
         // 5. A man in the middle whose CA the device trusts.
         await results.check(.mitmRejected, "MITM proxy rejected by the pins") {
             try await world.withProxy { proxy in
-                try await withSecureAPIClient(try world.configuration(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: true))) { client in
+                try await withSecureAPIClient(
+                    try world.configuration(
+                        baseURL: world.url(port: proxy.port),
+                        policy: world.deviceTrustPolicy(pinned: true)
+                    )
+                ) { client in
                     do {
-                        _ = try await client.send(Request<DemoEcho>.get("echo/pinned-probe", requiresAuthentication: false))
+                        _ = try await client.send(
+                            Request<DemoEcho>.get("echo/pinned-probe", requiresAuthentication: false)
+                        )
                         return (false, "the pinned client accepted the interception certificate")
                     } catch let error as APIError {
                         let mismatch = error.transportError?.serverTrustError?.code == .pinMismatch
                         let reached = world.server.calls(to: "/echo/pinned-probe")
-                        return (mismatch && reached == 0, "an interception CA the device trusts passed chain validation, but its key is not pinned (pinMismatch); \(reached) requests went through the proxy")
+                        return (
+                            mismatch && reached == 0,
+                            "an interception CA the device trusts passed chain validation, but its key is not pinned (pinMismatch); \(reached) requests went through the proxy"
+                        )
                     }
                 }
             }
         }
         await results.check(.mitmWithoutPins, "why pinning matters: an unpinned client is fooled") {
             try await world.withProxy { proxy in
-                try await withSecureAPIClient(try world.configuration(baseURL: world.url(port: proxy.port), policy: world.deviceTrustPolicy(pinned: false))) { client in
-                    let echo = try await client.send(Request<DemoEcho>.get("echo/unpinned-probe", requiresAuthentication: false))
-                    let relayed = proxy.interceptedConnections > 0 && echo.method == "GET" && world.server.calls(to: "/echo/unpinned-probe") == 1
-                    return (relayed, "without pins the same kind of request went through the proxy, which could read and change it (\(proxy.interceptedConnections) connection intercepted)")
+                try await withSecureAPIClient(
+                    try world.configuration(
+                        baseURL: world.url(port: proxy.port),
+                        policy: world.deviceTrustPolicy(pinned: false)
+                    )
+                ) { client in
+                    let echo = try await client.send(
+                        Request<DemoEcho>.get("echo/unpinned-probe", requiresAuthentication: false)
+                    )
+                    let relayed =
+                        proxy.interceptedConnections > 0 && echo.method == "GET"
+                        && world.server.calls(to: "/echo/unpinned-probe") == 1
+                    return (
+                        relayed,
+                        "without pins the same kind of request went through the proxy, which could read and change it (\(proxy.interceptedConnections) connection intercepted)"
+                    )
                 }
             }
         }
@@ -114,9 +149,14 @@ public struct SecureNetworkingDemo: Sendable {
         // 6. Mutual TLS.
         await results.check(.mutualTLS, "mTLS with a client certificate") {
             let identity = try world.pki.clientIdentity(commonName: "demo-device")
-            let pem = ClientIdentity.pem(certificateChain: identity.pem, privateKey: identity.leafIdentity.privateKeyPEM)
+            let pem = ClientIdentity.pem(
+                certificateChain: identity.pem,
+                privateKey: identity.leafIdentity.privateKeyPEM
+            )
             return try await withSecureAPIClient(try world.configuration(clientIdentity: pem)) { client in
-                let whoami = try await client.send(Request<DemoWhoAmI>.get("mtls/whoami", requiresAuthentication: false))
+                let whoami = try await client.send(
+                    Request<DemoWhoAmI>.get("mtls/whoami", requiresAuthentication: false)
+                )
                 return (whoami.subject.contains("CN=demo-device"), "GET /mtls/whoami → \(whoami.subject)")
             }
         }
@@ -125,7 +165,10 @@ public struct SecureNetworkingDemo: Sendable {
                 _ = try await world.client.send(Request<DemoWhoAmI>.get("mtls/whoami", requiresAuthentication: false))
                 return (false, "the server accepted a client without a certificate")
             } catch let error as APIError {
-                return (error.code == .forbidden && error.serverErrorCode == "client_certificate_required", "GET /mtls/whoami → \(error.status.map(String.init) ?? "?") \(error.serverErrorCode ?? "")")
+                return (
+                    error.code == .forbidden && error.serverErrorCode == "client_certificate_required",
+                    "GET /mtls/whoami → \(error.status.map(String.init) ?? "?") \(error.serverErrorCode ?? "")"
+                )
             }
         }
 
@@ -133,7 +176,11 @@ public struct SecureNetworkingDemo: Sendable {
         await results.check(.refreshTokenReuse, "refresh-token reuse detected, client signed out") {
             let bundle = try requireValue(await world.client.tokens?.currentBundle(), "no session")
             let stolen = try requireValue(bundle.refreshToken, "no refresh token")
-            let attacker = OAuthTokenEndpoint(url: world.server.baseURL.appendingPathComponent("oauth/token"), transport: world.client.transport, client: .publicClient(id: DemoWorld.clientID))
+            let attacker = OAuthTokenEndpoint(
+                url: world.server.baseURL.appendingPathComponent("oauth/token"),
+                transport: world.client.transport,
+                client: .publicClient(id: DemoWorld.clientID)
+            )
             _ = try await attacker.refresh(using: stolen)
             world.clock.advance(seconds: 301)
             do {
@@ -143,7 +190,10 @@ public struct SecureNetworkingDemo: Sendable {
                 let signedOut = error.code == .signedOut && error.authenticationError?.code == .invalidGrant
                 let cleared = try await !world.store.contains("SecureNetworking.tokens")
                 let revoked = world.server.statistics.revokedFamilies
-                return (signedOut && cleared && revoked == 1, "the attacker refreshed first; the app's refresh presented a spent token, the server revoked the token family (\(revoked)), and the client cleared its tokens and signed out")
+                return (
+                    signedOut && cleared && revoked == 1,
+                    "the attacker refreshed first; the app's refresh presented a spent token, the server revoked the token family (\(revoked)), and the client cleared its tokens and signed out"
+                )
             }
         }
 
@@ -157,8 +207,59 @@ public struct SecureNetworkingDemo: Sendable {
                 return (false, "the session survived 15 minutes of inactivity")
             } catch let error as APIError {
                 let cleared = try await !world.store.contains("SecureNetworking.tokens")
-                return (error.code == .signedOut && cleared, "no activity for 15 min 1 s: the session ended and its tokens were removed")
+                return (
+                    error.code == .signedOut && cleared,
+                    "no activity for 15 min 1 s: the session ended and its tokens were removed"
+                )
             }
+        }
+
+        // 9. Sign-in in the browser: authorization code with PKCE and a loopback redirect.
+        await results.check(.browserSignIn, "sign-in in the browser with PKCE") {
+            let receiver = try await LoopbackRedirectReceiver.start()
+            let request = AuthorizationRequest(
+                authorizationEndpoint: world.server.baseURL.appendingPathComponent("oauth/authorize"),
+                clientID: DemoWorld.clientID,
+                redirectURI: receiver.redirectURI,
+                scopes: ["profile"]
+            )
+            // The browser: it trusts the demo root and may load the app's loopback page.
+            var browser = HTTPTransportConfiguration(
+                policy: TransportSecurityPolicy(trustAnchors: world.pki.trustAnchors)
+            )
+            browser.policy.allowsLocalNetworking = true
+            try await withNIOHTTPTransport(configuration: browser) { browser in
+                let approval = try await browser.send(
+                    HTTPRequest(url: request.url),
+                    body: nil,
+                    options: HTTPRequestOptions(redirects: RedirectPolicy.none)
+                )
+                let location = try requireValue(
+                    approval.response.headerFields[.location].flatMap(URL.init(string:)),
+                    "no redirect from /oauth/authorize"
+                )
+                _ = try await browser.send(HTTPRequest(url: location))
+            }
+            let response = try request.response(from: try await receiver.redirect(within: .seconds(30)))
+            let endpoint = OAuthTokenEndpoint(
+                url: world.server.baseURL.appendingPathComponent("oauth/token"),
+                transport: world.client.transport,
+                client: .publicClient(id: DemoWorld.clientID)
+            )
+            let tokens = try await endpoint.exchange(response, for: request)
+            try await world.client.tokens?.signIn(TokenBundle(tokens, receivedAt: world.clock.now))
+            let profile = try await world.client.send(Request<DemoProfile>.get("user/profile"))
+            // An intercepted code is useless a second time (and its tokens are revoked).
+            var replayRefused = false
+            do throws(TokenAuthError) {
+                _ = try await endpoint.exchange(response, for: request)
+            } catch {
+                replayRefused = error.code == .invalidGrant
+            }
+            return (
+                profile.email == email && replayRefused,
+                "GET /oauth/authorize with an S256 challenge → code at \(receiver.redirectURI.absoluteString) (state checked) → exchanged once with the verifier → GET /user/profile → \(profile.displayName); the same code again: invalid_grant"
+            )
         }
     }
 }

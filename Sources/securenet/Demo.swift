@@ -10,7 +10,8 @@ struct Demo: AsyncParsableCommand {
             then walks a client through: the policy refusing plain http, sign-in, a profile over pinned \
             TLS, token expiry under 50 concurrent requests (one refresh), a man in the middle (rejected \
             by the pins; accepted without them), mutual TLS with and without a client certificate, \
-            refresh-token reuse (the client is signed out) and inactivity sign-out. Exits non-zero if a \
+            refresh-token reuse (the client is signed out), inactivity sign-out, and a sign-in in the \
+            browser (authorization code with PKCE, loopback redirect). Exits non-zero if a \
             step does not behave as it should. Needs no network beyond loopback.
 
             Examples:
