@@ -172,6 +172,32 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         return AuthorizationResponse(code: code)
     }
 
+    /// What the completion of an in-app browser session (`ASWebAuthenticationSession`) means:
+    /// the callback URL is read as the redirect (``response(from:)``); without one, a
+    /// cancellation by the user, or a session that ended some other way. The Apple adapter
+    /// passes its completion here, so every decision is made by this portable code.
+    ///
+    /// - Throws: ``TokenAuthError/Code/authorizationCancelled`` when the user cancelled;
+    ///   ``TokenAuthError/Code/invalidAuthorizationResponse`` when the session ended without a
+    ///   callback; or as ``response(from:)``.
+    public func response(
+        fromBrowserCallback callbackURL: URL?,
+        userCancelled: Bool
+    ) throws(TokenAuthError) -> AuthorizationResponse {
+        if let callbackURL { return try self.response(from: callbackURL) }
+        if userCancelled { throw TokenAuthError(.authorizationCancelled, "the user cancelled the sign-in") }
+        throw TokenAuthError(.invalidAuthorizationResponse, "the browser session ended without a callback")
+    }
+
+    /// The callback scheme an in-app browser session listens for: the redirect URI's, unless it
+    /// is `http` or `https` (a claimed or loopback redirect is no custom scheme).
+    public var callbackURLScheme: String? {
+        guard let scheme = self.redirectURI.scheme?.lowercased(), scheme != "http", scheme != "https" else {
+            return nil
+        }
+        return scheme
+    }
+
     /// Scheme, host, port and path equal (RFC 3986 §6.2.2 case rules: scheme and host ignore case).
     static func sameEndpoint(_ lhs: URL, _ rhs: URL) -> Bool {
         lhs.scheme?.lowercased() == rhs.scheme?.lowercased() && lhs.host?.lowercased() == rhs.host?.lowercased()

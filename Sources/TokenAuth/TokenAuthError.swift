@@ -13,7 +13,7 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         fileprivate enum Base: String, Hashable, Sendable {
             case signedOut, invalidGrant, invalidClient, authorizationRejected
             case transportFailure, serverError, invalidResponse, refreshLoop, storageFailure
-            case invalidAuthorizationResponse
+            case invalidAuthorizationResponse, authorizationCancelled
         }
 
         fileprivate let base: Base
@@ -47,6 +47,9 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         /// `state` that is not the request's (a forged or replayed response, RFC 6749 §10.12),
         /// no `code`, or another redirect URI. The code in it is never exchanged.
         public static let invalidAuthorizationResponse = Code(base: .invalidAuthorizationResponse)
+        /// The user closed the sign-in page (an in-app browser session's cancel): nothing to
+        /// report to the user as a failure.
+        public static let authorizationCancelled = Code(base: .authorizationCancelled)
     }
 
     /// What went wrong, as a stable code.

@@ -100,6 +100,33 @@ struct AuthorizationCodeTests {
         #expect(!String(describing: request).contains(request.state))
     }
 
+    /// What the Apple adapter hands over from ASWebAuthenticationSession's completion.
+    @Test func anInAppBrowserSessionsCompletionIsDecidedHere() throws {
+        let request = Self.request()
+        let callback = URL(string: "com.example.app:/oauth/callback?code=abc&state=\(request.state)")!
+        #expect(try request.response(fromBrowserCallback: callback, userCancelled: false).code == "abc")
+        #expect(throws: TokenAuthError(.authorizationCancelled, "")) {
+            try request.response(fromBrowserCallback: nil, userCancelled: true)
+        }
+        #expect(throws: TokenAuthError(.invalidAuthorizationResponse, "")) {
+            try request.response(fromBrowserCallback: nil, userCancelled: false)
+        }
+        // A forged callback is refused even when it comes through the session.
+        #expect(throws: TokenAuthError(.invalidAuthorizationResponse, "")) {
+            try request.response(
+                fromBrowserCallback: URL(string: "com.example.app:/oauth/callback?code=abc&state=x")!,
+                userCancelled: false
+            )
+        }
+        #expect(request.callbackURLScheme == "com.example.app")
+        let loopback = AuthorizationRequest(
+            authorizationEndpoint: Self.endpoint,
+            clientID: "cli",
+            redirectURI: URL(string: "http://127.0.0.1:8080/callback")!
+        )
+        #expect(loopback.callbackURLScheme == nil)
+    }
+
     // MARK: Against the reference server
 
     static let user = ReferenceAuthServer.User(
