@@ -1,3 +1,6 @@
+import Dispatch
+public import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -7,8 +10,6 @@ import Musl
 #elseif canImport(Android)
 import Android
 #endif
-import Dispatch
-public import Foundation
 
 /// A ``SecureStore`` in one encrypted, authenticated file: the portable default.
 ///
@@ -50,6 +51,9 @@ public final class EncryptedFileStore: SecureStore {
 
     static let storeFileName = "store.sealed"
     static let lockFileName = "store.lock"
+    /// The cross-process session lock (``lockAcrossProcesses(timeout:)``), apart from the write
+    /// lock so that writes made while holding it do not wait for it.
+    static let sessionLockFileName = "session.lock"
     static let temporaryPrefix = ".store-"
     static let temporarySuffix = ".tmp"
 
@@ -251,11 +255,48 @@ public final class EncryptedFileStore: SecureStore {
         }
     }
 
+    /// An exclusive `flock` on `session.lock` in the store's directory (created 0700 if missing),
+    /// tried without blocking every 5 ms until `timeout`, so no thread waits on another process.
+    public func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock? {
+        let path = self.directoryPath + "/" + Self.sessionLockFileName
+        let directory = self.directoryPath
+        let fd = try await self.perform { () throws(SecureStoreError) -> Int32 in
+            try POSIXFile.createDirectory(directory)
+            guard let fd = try POSIXFile.open(path, O_RDWR | O_CREAT, mode: 0o600) else {
+                throw SecureStoreError(.ioFailure, "cannot open \(path)")
+            }
+            return fd
+        }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            if POSIXFile.retryingInterrupts({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 {
+                return CrossProcessLock {
+                    _ = flock(fd, LOCK_UN)
+                    POSIXFile.close(fd)
+                }
+            }
+            let failure = errno
+            guard failure == EWOULDBLOCK || failure == EAGAIN else {
+                POSIXFile.close(fd)
+                throw SecureStoreError(.ioFailure, "cannot lock \(path)")
+            }
+            guard ContinuousClock.now < deadline else {
+                POSIXFile.close(fd)
+                throw SecureStoreError(
+                    .lockTimeout,
+                    "another process held the store's session lock for longer than \(timeout)"
+                )
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Runs blocking file work on the store's queue.
     private func perform<T: Sendable>(
         _ body: @escaping @Sendable () throws(SecureStoreError) -> T
     ) async throws(SecureStoreError) -> T {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SecureStoreError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<T, SecureStoreError>, Never>) in
             self.queue.async {
                 continuation.resume(returning: Result { () throws(SecureStoreError) -> T in try body() })
             }

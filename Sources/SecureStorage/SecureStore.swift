@@ -19,6 +19,42 @@ public protocol SecureStore: Sendable {
 
     /// Whether an item exists under `key` (without releasing its value).
     func contains(_ key: String) async throws(SecureStoreError) -> Bool
+
+    /// Takes the lock that every process sharing this store honours (an app and its extensions,
+    /// two processes on one store directory), for a read-check-write that must not interleave
+    /// with another process's: a token refresh. Release it with ``CrossProcessLock/release()``.
+    ///
+    /// - Returns: the lock, or nil for a store that only one process uses (the default).
+    /// - Throws: ``SecureStoreError/Code/lockTimeout`` when another process held it for longer
+    ///   than `timeout`. A process that dies holding it releases it (the system drops its locks).
+    func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock?
+}
+
+extension SecureStore {
+    /// No cross-process lock: this store is used by one process only.
+    public func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock? { nil }
+}
+
+/// A held cross-process lock (an exclusive `flock` on a file beside the store); released by
+/// ``release()``, or when the value goes away.
+public final class CrossProcessLock: Sendable {
+    private let releaser: Locked<(@Sendable () -> Void)?>
+
+    /// A lock whose `release` closure lets it go.
+    public init(release: @escaping @Sendable () -> Void) {
+        self.releaser = Locked(release)
+    }
+
+    /// Lets the lock go; later calls do nothing.
+    public func release() {
+        let body = self.releaser.withLock { current -> (@Sendable () -> Void)? in
+            defer { current = nil }
+            return current
+        }
+        body?()
+    }
+
+    deinit { self.release() }
 }
 
 extension SecureStore {

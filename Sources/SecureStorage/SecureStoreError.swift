@@ -8,7 +8,7 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
         fileprivate enum Base: String, Hashable, Sendable {
             case invalidKey, tampered, wrongKey, corrupted, ioFailure, keyUnavailable
             case deviceLocked, authenticationFailed, authenticationCancelled, lockedOut
-            case encodingFailed, decodingFailed, unsupported
+            case encodingFailed, decodingFailed, unsupported, lockTimeout
         }
 
         fileprivate let base: Base
@@ -43,6 +43,9 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
         public static let decodingFailed = Code(base: .decodingFailed)
         /// The operation is not available on this platform or store.
         public static let unsupported = Code(base: .unsupported)
+        /// Another process held the store's cross-process lock for longer than the caller would
+        /// wait (``SecureStore/lockAcrossProcesses(timeout:)``).
+        public static let lockTimeout = Code(base: .lockTimeout)
     }
 
     /// What went wrong, as a stable code.

@@ -127,6 +127,11 @@ public final class UserPresenceProtectedStore: SecureStore {
         try await self.base.contains(key)
     }
 
+    /// The base store's lock: the gate protects values, not the lock.
+    public func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock? {
+        try await self.base.lockAcrossProcesses(timeout: timeout)
+    }
+
     /// Forgets the last successful check, so the next protected read asks again (call it when
     /// the app goes to the background or the user signs out). A lockout stays in force.
     public func invalidateAuthentication() async {
@@ -185,7 +190,10 @@ actor UserPresenceState {
         try result.get()
     }
 
-    private func record(_ result: Result<Void, SecureStoreError>, configuration: UserPresenceProtectedStore.Configuration) {
+    private func record(
+        _ result: Result<Void, SecureStoreError>,
+        configuration: UserPresenceProtectedStore.Configuration
+    ) {
         switch result {
         case .success:
             self.lastSuccess = self.now()

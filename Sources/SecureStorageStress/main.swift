@@ -7,9 +7,15 @@
 //       first generation is stored. Runs forever without iterations.
 //   SecureStorageStress writer <directory> <keyfile> <prefix> <n>
 //       Sets <prefix>-0…<prefix>-(n-1), one write each.
+//   SecureStorageStress hold-lock <directory> <keyfile> <marker> -
+//       Takes the store's cross-process lock, creates the file <marker>, and holds the lock
+//       until it is killed.
 //
 // Values are made by `stressValue(generation:index:)`; the tests decode them with the same
 // layout. Nothing secret is printed.
+
+import Foundation
+import SecureStorage
 
 #if canImport(Darwin)
 import Darwin
@@ -18,8 +24,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
-import SecureStorage
 
 /// generation (UInt64) · index (UInt32) · filler of varying length · FNV-1a 64 of all before.
 /// A torn or mixed value fails the checksum.
@@ -44,7 +48,9 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 6 else {
-    fail("usage: write-loop <directory> <keyfile> <count> <first-generation> [iterations] | writer <directory> <keyfile> <prefix> <n>")
+    fail(
+        "usage: write-loop <directory> <keyfile> <count> <first-generation> [iterations] | writer <directory> <keyfile> <prefix> <n>"
+    )
 }
 let store = EncryptedFileStore(
     directory: URL(fileURLWithPath: arguments[2]),
@@ -76,6 +82,13 @@ do {
         for index in 0..<n {
             try await store.set(stressValue(generation: 1, index: index), forKey: "\(prefix)-\(index)")
         }
+    case "hold-lock":
+        guard let lock = try await store.lockAcrossProcesses(timeout: .seconds(10)) else {
+            fail("the store has no cross-process lock")
+        }
+        FileManager.default.createFile(atPath: arguments[4], contents: Data())
+        while true { try await Task.sleep(for: .seconds(3600)) }
+        lock.release()
     default:
         fail("unknown mode \(arguments[1])")
     }

@@ -35,8 +35,13 @@ extension TokenManager {
             self.refreshTimes.append(now)
         }
         let generation = self.generation
+        let staleAccessToken = stale.accessToken
         let task = Task { () async throws -> TokenBundle in
-            try await self.performRefresh(refreshToken: refreshToken, generation: generation)
+            try await self.performRefresh(
+                refreshToken: refreshToken,
+                staleAccessToken: staleAccessToken,
+                generation: generation
+            )
         }
         self.refreshTask = task
         return try await self.join(task)
@@ -52,9 +57,36 @@ extension TokenManager {
         return stale.expiresAt.timeIntervalSince(issued) < 1
     }
 
-    /// Runs on the actor: calls the endpoint, saves the new bundle, then publishes it.
-    private func performRefresh(refreshToken: String, generation: Int) async throws(TokenAuthError) -> TokenBundle {
+    /// Runs on the actor: under the store's cross-process lock (if it has one), uses a bundle
+    /// another process refreshed meanwhile, or calls the endpoint, saves the new bundle, then
+    /// publishes it.
+    private func performRefresh(
+        refreshToken: String,
+        staleAccessToken: String,
+        generation: Int
+    ) async throws(TokenAuthError) -> TokenBundle {
         defer { if self.generation == generation { self.refreshTask = nil } }
+        let lock: CrossProcessLock?
+        do {
+            lock = try await self.store.lockAcrossProcesses(timeout: self.configuration.crossProcessLockTimeout)
+        } catch {
+            throw .storage(error, "the session's cross-process lock could not be taken; the tokens were not refreshed")
+        }
+        defer { lock?.release() }
+        if lock != nil,
+            let adopted = try await self.refreshedElsewhere(
+                refreshToken: refreshToken,
+                staleAccessToken: staleAccessToken
+            )
+        {
+            guard self.generation == generation else {
+                throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
+            }
+            self.bundle = adopted
+            self.unsaved = false
+            self.publish(adopted)
+            return adopted
+        }
         let response: TokenResponse
         do {
             response = try await self.refresher.refresh(using: refreshToken)
@@ -79,6 +111,24 @@ extension TokenManager {
         try await self.save(bundle)
         self.eventSink.yield(.refreshed)
         return bundle
+    }
+
+    /// The stored bundle, when another process sharing the store replaced the stale one with a
+    /// bundle that needs no refresh; nil when this process must refresh.
+    private func refreshedElsewhere(
+        refreshToken: String,
+        staleAccessToken: String
+    ) async throws(TokenAuthError) -> TokenBundle? {
+        let stored: TokenBundle?
+        do {
+            stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
+        } catch {
+            throw .storage(error, "the stored tokens could not be read under the session lock")
+        }
+        guard let stored, stored.accessToken != staleAccessToken || stored.refreshToken != refreshToken,
+            !self.needsRefresh(stored)
+        else { return nil }
+        return stored
     }
 
     func save(_ bundle: TokenBundle) async throws(TokenAuthError) {

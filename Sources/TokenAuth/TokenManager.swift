@@ -41,6 +41,15 @@ public actor TokenManager {
         /// ends locally first, whatever the revocation does; a revocation that fails or takes
         /// longer is abandoned. Default 5 seconds.
         public var revocationTimeout: Duration
+        /// How long a refresh waits for the store's cross-process lock
+        /// (``SecureStore/lockAcrossProcesses(timeout:)``) while another process that shares the
+        /// store refreshes. Under the lock the stored bundle is read again: a bundle another
+        /// process refreshed meanwhile is used as it is, so processes sharing a session never
+        /// both spend one refresh token (which rotation with reuse detection would punish by
+        /// signing the user out). On timeout the refresh fails with
+        /// ``TokenAuthError/Code/storageFailure`` (``SecureStoreError/Code/lockTimeout``) and
+        /// the tokens are kept. Default 10 seconds.
+        public var crossProcessLockTimeout: Duration
 
         /// Creates a configuration.
         public init(
@@ -50,9 +59,11 @@ public actor TokenManager {
             maximumRefreshes: Int = 5,
             refreshWindow: Duration = .seconds(60),
             inactivityTimeout: Duration? = nil,
-            revocationTimeout: Duration = .seconds(5)
+            revocationTimeout: Duration = .seconds(5),
+            crossProcessLockTimeout: Duration = .seconds(10)
         ) {
             self.revocationTimeout = revocationTimeout
+            self.crossProcessLockTimeout = crossProcessLockTimeout
             self.storageKey = storageKey
             self.refreshLeeway = refreshLeeway
             self.shortLivedFraction = min(max(shortLivedFraction, 0), 1)

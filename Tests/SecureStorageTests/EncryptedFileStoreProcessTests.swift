@@ -1,3 +1,7 @@
+import Foundation
+import SecureStorage
+import Testing
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -5,9 +9,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
-import SecureStorage
-import Testing
 
 // Child processes exist only on macOS and Linux.
 #if os(macOS) || os(Linux)
@@ -49,7 +50,10 @@ struct EncryptedFileStoreProcessTests {
             let reader = directory.store()
             var generations: [UInt64] = []
             for index in 0..<count {
-                let data = try #require(try await reader.data(forKey: "item-\(index)"), "round \(round): item-\(index) lost")
+                let data = try #require(
+                    try await reader.data(forKey: "item-\(index)"),
+                    "round \(round): item-\(index) lost"
+                )
                 let value = try #require(StressValue.decode(data), "round \(round): item-\(index) is torn")
                 #expect(value.index == index)
                 #expect(value.generation >= lastSeen[index], "round \(round): item-\(index) went back")
@@ -65,6 +69,32 @@ struct EncryptedFileStoreProcessTests {
         // How many kills caught a write between creating its temporary file and renaming it.
         print("SecureStorage crash test: \(rounds) kills, \(killsMidWrite) left a temporary file behind")
         #expect(directory.storeDirectoryContents.filter { !$0.hasSuffix(".tmp") } == ["store.lock", "store.sealed"])
+    }
+
+    /// The session lock of ``EncryptedFileStore/lockAcrossProcesses(timeout:)`` against another
+    /// process: held there, a taker here times out with lockTimeout; the holder killed, the
+    /// system drops its lock and the taker gets it (no deadlock after a crash).
+    @Test func theSessionLockIsSharedWithOtherProcessesAndDiesWithThem() async throws {
+        let directory = try TemporaryDirectory()
+        let marker = directory.url.appendingPathComponent("locked").path
+        let (process, _) = try launchStress(["hold-lock", directory.store.path, directory.keyFile().path, marker, "-"])
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !FileManager.default.fileExists(atPath: marker), process.isRunning, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(FileManager.default.fileExists(atPath: marker), "the holder did not take the lock")
+        let store = directory.store()
+        #expect(await errorCode { try await store.lockAcrossProcesses(timeout: .milliseconds(100)) } == .lockTimeout)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let lock = try #require(try await store.lockAcrossProcesses(timeout: .seconds(10)))
+        // Held here now: a second taker in this process (another handle) waits too.
+        #expect(
+            await errorCode { try await directory.store().lockAcrossProcesses(timeout: .milliseconds(50)) }
+                == .lockTimeout
+        )
+        lock.release()
+        #expect(try await directory.store().lockAcrossProcesses(timeout: .seconds(10)) != nil)
     }
 
     @Test func twoProcessesWritingAtOnceLoseNothing() async throws {
@@ -83,7 +113,9 @@ struct EncryptedFileStoreProcessTests {
         #expect(keys.count == 2 * perWriter)
         for prefix in ["left", "right"] {
             for index in 0..<perWriter {
-                #expect(try await store.data(forKey: "\(prefix)-\(index)") == StressValue.make(generation: 1, index: index))
+                #expect(
+                    try await store.data(forKey: "\(prefix)-\(index)") == StressValue.make(generation: 1, index: index)
+                )
             }
         }
         #expect(try posixPermissions(directory.keyFile()) == 0o600)
