@@ -83,6 +83,16 @@ let package = Package(
             dependencies: ["SecureStorage"],
             swiftSettings: strictSettings
         ),
+        // A helper for TokenAuth's cross-process tests: token managers in separate processes on
+        // one encrypted store. Not a product.
+        .executableTarget(
+            name: "TokenAuthStress",
+            dependencies: [
+                "TokenAuth", "SecureHTTP", "SecureStorage", "ServerTrust",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "TokenAuth",
             dependencies: [

@@ -258,37 +258,12 @@ public final class EncryptedFileStore: SecureStore {
     /// An exclusive `flock` on `session.lock` in the store's directory (created 0700 if missing),
     /// tried without blocking every 5 ms until `timeout`, so no thread waits on another process.
     public func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock? {
-        let path = self.directoryPath + "/" + Self.sessionLockFileName
         let directory = self.directoryPath
         let fd = try await self.perform { () throws(SecureStoreError) -> Int32 in
             try POSIXFile.createDirectory(directory)
-            guard let fd = try POSIXFile.open(path, O_RDWR | O_CREAT, mode: 0o600) else {
-                throw SecureStoreError(.ioFailure, "cannot open \(path)")
-            }
-            return fd
+            return try CrossProcessLock.open(directory + "/" + Self.sessionLockFileName)
         }
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while true {
-            if POSIXFile.retryingInterrupts({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 {
-                return CrossProcessLock {
-                    _ = flock(fd, LOCK_UN)
-                    POSIXFile.close(fd)
-                }
-            }
-            let failure = errno
-            guard failure == EWOULDBLOCK || failure == EAGAIN else {
-                POSIXFile.close(fd)
-                throw SecureStoreError(.ioFailure, "cannot lock \(path)")
-            }
-            guard ContinuousClock.now < deadline else {
-                POSIXFile.close(fd)
-                throw SecureStoreError(
-                    .lockTimeout,
-                    "another process held the store's session lock for longer than \(timeout)"
-                )
-            }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        return try await CrossProcessLock.take(fd, timeout: timeout)
     }
 
     /// Runs blocking file work on the store's queue.

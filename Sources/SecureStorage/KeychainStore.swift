@@ -53,6 +53,11 @@ public final class KeychainStore: SecureStore {
         public var accessControlFlags: SecAccessControlCreateFlags?
         /// Use the data-protection keychain on macOS (`kSecUseDataProtectionKeychain`), as iOS does.
         public var usesDataProtectionKeychain: Bool
+        /// A file that every process sharing these items can lock (an app and its extensions: put
+        /// it in the app group's container, `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`),
+        /// so a `TokenManager` refresh runs in one process at a time
+        /// (``lockAcrossProcesses(timeout:)``); nil (the default): no cross-process lock.
+        public var sharedLockFile: URL?
 
         /// Creates a configuration with the defaults.
         public init(
@@ -60,8 +65,10 @@ public final class KeychainStore: SecureStore {
             accessGroup: String? = nil,
             accessibility: Accessibility = .whenUnlockedThisDeviceOnly,
             accessControlFlags: SecAccessControlCreateFlags? = nil,
-            usesDataProtectionKeychain: Bool = true
+            usesDataProtectionKeychain: Bool = true,
+            sharedLockFile: URL? = nil
         ) {
+            self.sharedLockFile = sharedLockFile
             self.service = service
             self.accessGroup = accessGroup
             self.accessibility = accessibility
@@ -76,6 +83,12 @@ public final class KeychainStore: SecureStore {
     /// Creates a store over the Keychain items of `configuration.service`.
     public init(configuration: Configuration) {
         self.configuration = configuration
+    }
+
+    /// An exclusive `flock` on ``Configuration/sharedLockFile``; nil without one.
+    public func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock? {
+        guard let file = self.configuration.sharedLockFile else { return nil }
+        return try await CrossProcessLock.take(try CrossProcessLock.open(file.path), timeout: timeout)
     }
 
     /// The item's bytes, or nil when there is none (`errSecItemNotFound`).
@@ -113,8 +126,13 @@ public final class KeychainStore: SecureStore {
             attributes[kSecValueData as String] = data
             if let flags = self.configuration.accessControlFlags {
                 var error: Unmanaged<CFError>?
-                guard let access = SecAccessControlCreateWithFlags(
-                    nil, self.configuration.accessibility.rawValue as CFString, flags, &error)
+                guard
+                    let access = SecAccessControlCreateWithFlags(
+                        nil,
+                        self.configuration.accessibility.rawValue as CFString,
+                        flags,
+                        &error
+                    )
                 else {
                     throw SecureStoreError(.unsupported, "these access-control flags are not available here")
                 }
@@ -187,7 +205,8 @@ public final class KeychainStore: SecureStore {
     private func perform<T: Sendable>(
         _ body: @escaping @Sendable () throws(SecureStoreError) -> T
     ) async throws(SecureStoreError) -> T {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SecureStoreError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<T, SecureStoreError>, Never>) in
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(returning: Result { () throws(SecureStoreError) -> T in try body() })
             }

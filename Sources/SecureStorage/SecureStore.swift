@@ -55,6 +55,41 @@ public final class CrossProcessLock: Sendable {
     }
 
     deinit { self.release() }
+
+    /// Opens (creating it 0600) the lock file at `path`.
+    static func open(_ path: String) throws(SecureStoreError) -> Int32 {
+        guard let fd = try POSIXFile.open(path, O_RDWR | O_CREAT, mode: 0o600) else {
+            throw SecureStoreError(.ioFailure, "cannot open the lock file")
+        }
+        return fd
+    }
+
+    /// Takes an exclusive `flock` on `fd`, trying without blocking every 5 ms until `timeout`
+    /// (no thread waits on another process); closes `fd` when it fails.
+    static func take(_ fd: Int32, timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            if POSIXFile.retryingInterrupts({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 {
+                return CrossProcessLock {
+                    _ = flock(fd, LOCK_UN)
+                    POSIXFile.close(fd)
+                }
+            }
+            let failure = errno
+            guard failure == EWOULDBLOCK || failure == EAGAIN else {
+                POSIXFile.close(fd)
+                throw SecureStoreError(.ioFailure, "cannot lock the lock file")
+            }
+            guard ContinuousClock.now < deadline else {
+                POSIXFile.close(fd)
+                throw SecureStoreError(
+                    .lockTimeout,
+                    "another process held the store's session lock for longer than \(timeout)"
+                )
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
 }
 
 extension SecureStore {

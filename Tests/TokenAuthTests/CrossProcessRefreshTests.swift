@@ -1,0 +1,186 @@
+import Foundation
+import HTTPTypes
+import SecureHTTP
+import SecureNetworkingTesting
+import SecureStorage
+import Testing
+
+@testable import TokenAuth
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+#if os(macOS) || os(Linux)
+/// Token managers in separate processes (the `TokenAuthStress` helper) on one encrypted store:
+/// one refresh serves them all, a process killed mid-refresh leaves the old bundle and no lock,
+/// and a lock held too long is a clear error.
+@Suite("One refresh across processes", .serialized)
+struct CrossProcessRefreshTests {
+    static let user = ReferenceAuthServer.User(
+        email: "ada@example.com",
+        password: "analytical engine",
+        displayName: "Ada"
+    )
+    static let key = "SecureNetworking.tokens"
+
+    /// A child process with its standard input (the gate) and output.
+    struct Child {
+        let process: Process
+        let input: Pipe
+        let output: Pipe
+
+        /// Blocks until the child printed a whole line; returns it.
+        func readLine() -> String {
+            var bytes = Data()
+            while !bytes.contains(0x0A) {
+                let chunk = self.output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                bytes += chunk
+            }
+            return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
+        }
+
+        func go() { self.input.fileHandleForWriting.write(Data("go\n".utf8)) }
+
+        /// Waits for the exit; returns the status and the rest of the output, line by line.
+        func finish() -> (status: Int32, lines: [String]) {
+            let rest = self.output.fileHandleForReading.readDataToEndOfFile()
+            self.process.waitUntilExit()
+            let lines = String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
+            return (self.process.terminationStatus, lines)
+        }
+    }
+
+    /// A folder with the store, its key and the CA file.
+    struct Folder {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("cross-process-\(UUID().uuidString)")
+        var storeURL: URL { self.url.appendingPathComponent("store") }
+        var keyURL: URL { self.url.appendingPathComponent("store.key") }
+        var caURL: URL { self.url.appendingPathComponent("ca.pem") }
+
+        init() throws {
+            try FileManager.default.createDirectory(at: self.url, withIntermediateDirectories: true)
+            try Live.pki.root.pem.write(to: self.caURL, atomically: true, encoding: .utf8)
+        }
+
+        func store() -> EncryptedFileStore {
+            EncryptedFileStore(directory: self.storeURL, keySource: .keyFile(at: self.keyURL))
+        }
+
+        func launch(tokenURL: URL, callers: Int, lockTimeoutMilliseconds: Int) throws -> Child {
+            let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+                .appendingPathComponent("TokenAuthStress")
+            let candidates = [binary.path, FileManager.default.currentDirectoryPath + "/.build/debug/TokenAuthStress"]
+            let path = try #require(
+                candidates.first(where: FileManager.default.isExecutableFile(atPath:)),
+                "TokenAuthStress was not built"
+            )
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = [
+                "refresh", self.storeURL.path, self.keyURL.path, self.caURL.path, tokenURL.absoluteString, "\(callers)",
+                "\(lockTimeoutMilliseconds)",
+            ]
+            let child = Child(process: process, input: Pipe(), output: Pipe())
+            process.standardInput = child.input
+            process.standardOutput = child.output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return child
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: self.url) }
+    }
+
+    @Test func eightProcessesTimesFiftyCallersRefreshOnce() async throws {
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+        let folder = try Folder()
+        defer { folder.remove() }
+        var configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain(), users: [Self.user])
+        // No grace: any second use of the refresh token would revoke the session.
+        configuration.refreshTokenReuseGraceWindow = .zero
+        try await withReferenceAuthServer(configuration) { server in
+            let tokens: TokenResponse = try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                var login = HTTPRequest(method: .post, url: server.baseURL.appendingPathComponent("auth/login"))
+                login.headerFields[.contentType] = "application/json"
+                let credentials = try JSONSerialization.data(withJSONObject: [
+                    "email": Self.user.email, "password": Self.user.password,
+                ])
+                return try JSONDecoder().decode(
+                    TokenResponse.self,
+                    from: try await transport.send(login, body: credentials).body
+                )
+            }
+            let expired = TokenBundle(
+                accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken,
+                expiresAt: Date().addingTimeInterval(-1)
+            )
+            try await folder.store().set(expired, forKey: Self.key)
+            let tokenURL = server.baseURL.appendingPathComponent("oauth/token")
+            let children = try (0..<8).map { _ in
+                try folder.launch(tokenURL: tokenURL, callers: 50, lockTimeoutMilliseconds: 30_000)
+            }
+            for child in children { #expect(child.readLine() == "ready") }
+            // The gate: all start at once.
+            for child in children { child.go() }
+            let results = children.map { $0.finish() }
+            #expect(results.allSatisfy { $0.status == 0 }, "\(results)")
+            let outcomes = Set(results.flatMap(\.lines))
+            #expect(outcomes.count == 1 && outcomes.first?.hasPrefix("token ") == true, "\(outcomes)")
+            #expect(server.statistics.tokenEndpointCalls == 1)
+            #expect(server.statistics.revokedFamilies == 0)
+            let stored = try #require(try await folder.store().value(TokenBundle.self, forKey: Self.key))
+            #expect(stored.refreshToken != tokens.refreshToken)
+        }
+    }
+
+    @Test func aProcessKilledMidRefreshLeavesTheOldBundleAndNoLock() async throws {
+        let folder = try Folder()
+        defer { folder.remove() }
+        try await folder.store().set(
+            TokenBundle(accessToken: "a0", refreshToken: "r0", expiresAt: Date().addingTimeInterval(-1)),
+            forKey: Self.key
+        )
+        let gate = LoopbackHTTPServer.Gate()
+        let json: [(String, String)] = [("Content-Type", "application/json"), ("Cache-Control", "no-store")]
+        let answer = Array(#"{"access_token":"a1","token_type":"Bearer","expires_in":300,"refresh_token":"r1"}"#.utf8)
+        try await withLoopbackHTTPServer(
+            LoopbackHTTPServer.TLS(chain: try Live.pki.validChain()),
+            handler: { _ in .after(gate, .status(200, headers: json, body: answer)) }
+        ) { server in
+            let tokenURL = server.baseURL.appendingPathComponent("oauth/token")
+            // A takes the lock and waits on the held-up refresh.
+            let first = try folder.launch(tokenURL: tokenURL, callers: 1, lockTimeoutMilliseconds: 30_000)
+            #expect(first.readLine() == "ready")
+            first.go()
+            try await waitFor { server.statistics.requests.count == 1 }
+
+            // Meanwhile a process that waits only 200 ms for the lock gets a clear error.
+            let impatient = try folder.launch(tokenURL: tokenURL, callers: 1, lockTimeoutMilliseconds: 200)
+            #expect(impatient.readLine() == "ready")
+            impatient.go()
+            let refused = impatient.finish()
+            #expect(refused.status == 1)
+            #expect(refused.lines == ["error storageFailure lockTimeout"])
+
+            // A is killed mid-refresh: the old bundle is intact, and its lock died with it.
+            kill(first.process.processIdentifier, SIGKILL)
+            _ = first.finish()
+            #expect(try await folder.store().value(TokenBundle.self, forKey: Self.key)?.refreshToken == "r0")
+            gate.open()
+            let second = try folder.launch(tokenURL: tokenURL, callers: 1, lockTimeoutMilliseconds: 30_000)
+            #expect(second.readLine() == "ready")
+            second.go()
+            let done = second.finish()
+            #expect(done.status == 0, "\(done)")
+            #expect(done.lines.count == 1 && done.lines[0].hasPrefix("token "))
+            #expect(try await folder.store().value(TokenBundle.self, forKey: Self.key)?.refreshToken == "r1")
+            #expect(server.statistics.requests.count == 2)
+        }
+    }
+}
+#endif
