@@ -76,9 +76,32 @@ struct CertificateFileTests {
 
     /// The built `securenet` executable.
     static func securenet() throws -> String {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("securenet")
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "securenet"
+        )
         let candidates = [binary.path, FileManager.default.currentDirectoryPath + "/.build/debug/securenet"]
-        return try #require(candidates.first(where: FileManager.default.isExecutableFile(atPath:)), "securenet was not built")
+        return try #require(
+            candidates.first(where: FileManager.default.isExecutableFile(atPath:)),
+            "securenet was not built"
+        )
+    }
+
+    /// ``run(_:_:subcommand:environment:)`` on a thread of its own, for async tests: waiting for
+    /// a child process on one of Swift's cooperative threads (as many as cores) would starve every
+    /// other test's tasks for as long as the child runs, and their deadlines with them.
+    static func runOffThePool(
+        _ path: String,
+        _ arguments: [String],
+        subcommand: String = "pins",
+        environment: [String: String] = [:]
+    ) async throws -> (status: Int32, output: String, error: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { try Self.run(path, arguments, subcommand: subcommand, environment: environment) }
+                )
+            }
+        }
     }
 
     /// Runs `securenet pins` (or, with `subcommand`, another subcommand) with `arguments`.

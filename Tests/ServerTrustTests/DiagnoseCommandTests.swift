@@ -13,15 +13,20 @@ struct DiagnoseCommandTests {
 
     static var pki: TestPKI { PinsURLCommandTests.pki }
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        try CertificateFileTests.run(try CertificateFileTests.securenet(), arguments, subcommand: "diagnose")
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+        try await CertificateFileTests.runOffThePool(
+            try CertificateFileTests.securenet(),
+            arguments,
+            subcommand: "diagnose"
+        )
     }
 
     /// The JSON report of a run with the test root as the only anchor.
-    func report(_ port: Int, _ extra: [String] = []) throws -> (status: Int32, json: [String: Any], error: String) {
+    func report(_ port: Int, _ extra: [String] = []) async throws -> (status: Int32, json: [String: Any], error: String)
+    {
         let directory = try TemporaryDirectory()
         let ca = try directory.write("ca.pem", Array(Self.pki.root.pem.utf8))
-        let result = try run(["https://localhost:\(port)/", "--ca", ca, "--json"] + extra)
+        let result = try await run(["https://localhost:\(port)/", "--ca", ca, "--json"] + extra)
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
             "\(result.output) \(result.error)"
@@ -64,7 +69,7 @@ struct DiagnoseCommandTests {
 
     @Test func aGoodServerPassesTheDefaultAndNeedsNoException() async throws {
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try Self.pki.validChain())) { server in
-            let (status, json, _) = try report(server.port)
+            let (status, json, _) = try await report(server.port)
             #expect(status == 0)
             let results = Self.results(json)
             #expect(results[Self.defaultName] == "PASS")
@@ -84,7 +89,7 @@ struct DiagnoseCommandTests {
         var tls = LoopbackHTTPServer.TLS(chain: try Self.pki.validChain())
         tls.maximumVersion = .tlsv12
         try await withLoopbackHTTPServer(tls) { server in
-            let (status, json, _) = try report(server.port)
+            let (status, json, _) = try await report(server.port)
             #expect(status == 0)
             let results = try #require(json["results"] as? [[String: Any]])
             #expect(results[0]["tlsVersion"] as? String == "TLSv1.2")
@@ -95,7 +100,7 @@ struct DiagnoseCommandTests {
 
     @Test func aTLS10OnlyServerNeedsTheTLS10Minimum() async throws {
         try await withLoopbackHTTPServer(try Self.legacyServer(.tlsv1)) { server in
-            let (status, json, _) = try report(server.port)
+            let (status, json, _) = try await report(server.port)
             #expect(status == 2)
             let results = Self.results(json)
             #expect(results[Self.defaultName] == "FAIL")
@@ -123,7 +128,7 @@ struct DiagnoseCommandTests {
 
     @Test func aTLS11OnlyServerNeedsTheTLS11Minimum() async throws {
         try await withLoopbackHTTPServer(try Self.legacyServer(.tlsv11)) { server in
-            let (status, json, _) = try report(server.port)
+            let (status, json, _) = try await report(server.port)
             #expect(status == 2)
             let results = Self.results(json)
             #expect(results[Self.defaultName] == "FAIL")
@@ -140,7 +145,7 @@ struct DiagnoseCommandTests {
 
     @Test func aServerWithoutForwardSecrecyNeedsForwardSecrecyOff() async throws {
         try await withLoopbackHTTPServer(try Self.staticRSAServer()) { server in
-            let (status, json, _) = try report(server.port)
+            let (status, json, _) = try await report(server.port)
             #expect(status == 2)
             let results = Self.results(json)
             #expect(results[Self.defaultName] == "FAIL")
@@ -169,11 +174,11 @@ struct DiagnoseCommandTests {
     @Test func thePrintedInfoPlistExceptionMakesTheServerPass() async throws {
         try await withLoopbackHTTPServer(try Self.legacyServer(.tlsv11)) { server in
             let directory = try TemporaryDirectory()
-            let (_, json, _) = try report(server.port)
+            let (_, json, _) = try await report(server.port)
             let snippet = try #require(Self.minimal(json)?["infoPlist"] as? String)
             let plist = InfoPlistPolicyTests.xml(snippet)
             let path = try directory.write("Info.plist", Array(plist.utf8))
-            let (status, withPolicy, _) = try report(server.port, ["--info-plist", path])
+            let (status, withPolicy, _) = try await report(server.port, ["--info-plist", path])
             #expect(status == 0)
             let app = try #require(withPolicy["appPolicy"] as? [String: Any])
             #expect(app["result"] as? String == "PASS")
@@ -185,7 +190,7 @@ struct DiagnoseCommandTests {
                 "Strict.plist",
                 Array(InfoPlistPolicyTests.xml(nil).utf8)
             )
-            let (failing, withoutException, _) = try report(server.port, ["--info-plist", strict])
+            let (failing, withoutException, _) = try await report(server.port, ["--info-plist", strict])
             #expect(failing == 2)
             #expect((withoutException["appPolicy"] as? [String: Any])?["errorCode"] as? String == "tlsVersionRefused")
         }
@@ -201,7 +206,7 @@ struct DiagnoseCommandTests {
                         .utf8
                 )
             )
-            let (status, json, _) = try report(server.port, ["--policy", good])
+            let (status, json, _) = try await report(server.port, ["--policy", good])
             #expect(status == 0)
             #expect(json["pins"] as? String == "matched (localhost, 2 pins)")
 
@@ -213,7 +218,7 @@ struct DiagnoseCommandTests {
                         .utf8
                 )
             )
-            let (mismatch, mismatched, _) = try report(server.port, ["--policy", bad])
+            let (mismatch, mismatched, _) = try await report(server.port, ["--policy", bad])
             #expect(mismatch == 2)
             #expect((mismatched["pins"] as? String)?.hasPrefix("MISMATCH for localhost (2 pins)") == true)
             #expect((mismatched["appPolicy"] as? [String: Any])?["errorCode"] as? String == "pinMismatch")
@@ -223,7 +228,7 @@ struct DiagnoseCommandTests {
     @Test func anUntrustedChainPassesNoConfiguration() async throws {
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try Self.pki.validChain())) { server in
             // The system roots do not hold the test root.
-            let result = try run(["https://localhost:\(server.port)/"])
+            let result = try await run(["https://localhost:\(server.port)/"])
             #expect(result.status == 3)
             #expect(result.output.contains("chain:  NOT trusted (system roots): "))
             #expect(result.output.contains("no configuration passes: the chain is not trusted"))
@@ -235,7 +240,7 @@ struct DiagnoseCommandTests {
         var tls = LoopbackHTTPServer.TLS(chain: try Self.pki.validChain())
         tls.requiredClientCertificateIssuers = [Self.pki.clientCA]
         try await withLoopbackHTTPServer(tls) { server in
-            let (status, json, _) = try report(server.port)
+            let (status, json, _) = try await report(server.port)
             #expect(status == 3)
             #expect(Self.results(json).values.allSatisfy { $0 == "FAIL" })
             #expect(
@@ -248,7 +253,7 @@ struct DiagnoseCommandTests {
 
     @Test func plainHTTPNeedsTheInsecureLoadsException() async throws {
         try await withLoopbackHTTPServer(nil) { server in
-            let result = try run(["http://localhost:\(server.port)/", "--json"])
+            let result = try await run(["http://localhost:\(server.port)/", "--json"])
             #expect(result.status == 2)
             let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
             let results = Self.results(json)
@@ -267,13 +272,13 @@ struct DiagnoseCommandTests {
     @Test func badInputIsOneLineWithItsExitStatus() async throws {
         let directory = try TemporaryDirectory()
         try await withRefusingLoopbackPort { port in
-            let refused = try run(["https://127.0.0.1:\(port)/"])
+            let refused = try await run(["https://127.0.0.1:\(port)/"])
             #expect(refused.status == 1)
             #expect(refused.error.split(separator: "\n").count == 1)
             #expect(refused.error.contains("securenet: https://127.0.0.1:\(port)/: could not connect"))
             // For http://, the default refuses before connecting; the first attempt that
             // connects finds nobody there.
-            let plain = try run(["http://127.0.0.1:\(port)/?token=query-secret"])
+            let plain = try await run(["http://127.0.0.1:\(port)/?token=query-secret"])
             #expect(plain.status == 1)
             #expect(
                 plain.error.hasPrefix("securenet: http://127.0.0.1:\(port)/?token=REDACTED: could not connect"),
@@ -281,7 +286,7 @@ struct DiagnoseCommandTests {
             )
         }
         try await withLoopbackHTTPServer(nil) { server in
-            let plain = try run(["https://localhost:\(server.port)/"])
+            let plain = try await run(["https://localhost:\(server.port)/"])
             #expect(plain.status == 1)
             #expect(plain.error.contains("did not answer with TLS"), "\(plain.error)")
         }
@@ -292,10 +297,10 @@ struct DiagnoseCommandTests {
                     .utf8
             )
         )
-        let plist = try run(["https://localhost:1/", "--info-plist", badPlist])
+        let plist = try await run(["https://localhost:1/", "--info-plist", badPlist])
         #expect(plist.status == 1)
         #expect(plist.error.contains("securenet: \(badPlist): NSAppTransportSecurity"), "\(plist.error)")
-        let missing = try run([
+        let missing = try await run([
             "https://localhost:1/", "--policy", directory.url.appendingPathComponent("none.json").path,
         ])
         #expect(missing.status == 1)
@@ -304,11 +309,11 @@ struct DiagnoseCommandTests {
             "policy.json",
             Array(#"{ "pinnedDomains": { "localhost": { "pins": ["sha256/short", "sha256/x"] } } }"#.utf8)
         )
-        let pin = try run(["https://localhost:1/", "--policy", badPin])
+        let pin = try await run(["https://localhost:1/", "--policy", badPin])
         #expect(pin.status == 1)
         #expect(pin.error.split(separator: "\n").count == 1)
         #expect(pin.error.contains("securenet: \(badPin): $.pinnedDomains"), "\(pin.error)")
-        let usage = try run(["ftp://localhost/"])
+        let usage = try await run(["ftp://localhost/"])
         #expect(usage.status == 64)
     }
 }

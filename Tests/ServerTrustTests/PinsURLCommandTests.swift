@@ -14,8 +14,12 @@ struct PinsURLCommandTests {
         do { return try TestPKI(referenceTime: Date()) } catch { preconditionFailure("TestPKI: \(error)") }
     }()
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        try CertificateFileTests.run(try CertificateFileTests.securenet(), arguments, subcommand: "pins")
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+        try await CertificateFileTests.runOffThePool(
+            try CertificateFileTests.securenet(),
+            arguments,
+            subcommand: "pins"
+        )
     }
 
     @Test func theServedChainIsPrintedWithPinEntries() async throws {
@@ -24,7 +28,7 @@ struct PinsURLCommandTests {
         let chain = try Self.pki.validChain()
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain)) { server in
             let url = "https://localhost:\(server.port)/"
-            let result = try run([url, "--ca", ca])
+            let result = try await run([url, "--ca", ca])
             #expect(result.status == 0, "\(result.error)")
             #expect(result.output.contains("verdict:    trusted (the certificates of --ca)"))
             #expect(result.output.contains("[0] leaf"))
@@ -39,7 +43,7 @@ struct PinsURLCommandTests {
             // The server saw the handshake and one request (HEAD).
             #expect(server.statistics.requests.map(\.method) == ["HEAD"])
 
-            let json = try run([url, "--ca", ca, "--json"])
+            let json = try await run([url, "--ca", ca, "--json"])
             #expect(json.status == 0)
             let outputs = try #require(
                 try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
@@ -57,7 +61,7 @@ struct PinsURLCommandTests {
         let chain = try Self.pki.validChain()
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain)) { server in
             // The system roots do not include the test root.
-            let result = try run(["https://localhost:\(server.port)/"])
+            let result = try await run(["https://localhost:\(server.port)/"])
             #expect(result.status == 2)
             #expect(result.output.contains("verdict:    NOT trusted: "))
             #expect(result.output.contains("pin:        \(chain.pins[0])"))
@@ -69,19 +73,19 @@ struct PinsURLCommandTests {
     @Test func failuresAreOneLineErrorsWithExitStatus1() async throws {
         let directory = try TemporaryDirectory()
         try await withRefusingLoopbackPort { port in
-            let refused = try run(["https://127.0.0.1:\(port)/"])
+            let refused = try await run(["https://127.0.0.1:\(port)/"])
             #expect(refused.status == 1)
             #expect(refused.error.split(separator: "\n").count == 1)
             #expect(refused.error.hasPrefix("securenet: https://127.0.0.1:\(port)/: "))
         }
         // A port that speaks plain HTTP, not TLS.
         try await withLoopbackHTTPServer(nil) { server in
-            let plain = try run(["https://localhost:\(server.port)/"])
+            let plain = try await run(["https://localhost:\(server.port)/"])
             #expect(plain.status == 1)
             #expect(plain.error.split(separator: "\n").count == 1)
         }
         let badCA = try directory.write("ca.pem", Array("not a certificate".utf8))
-        let ca = try run(["https://localhost:1/", "--ca", badCA])
+        let ca = try await run(["https://localhost:1/", "--ca", badCA])
         #expect(ca.status == 1)
         #expect(ca.error.contains("ca.pem"))
     }

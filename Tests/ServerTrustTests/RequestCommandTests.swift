@@ -48,7 +48,7 @@ struct RequestCommandTests {
         let ca = caFile.path
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try Self.pki.validChain()), handler: Self.echo) {
             server in
-            let result = try run(["https://localhost:\(server.port)/items?page=2", "--ca", ca])
+            let result = try await run(["https://localhost:\(server.port)/items?page=2", "--ca", ca])
             #expect(result.status == 0, "\(result.error)")
             #expect(result.output == "hello GET")
             #expect(result.error.isEmpty)
@@ -63,7 +63,7 @@ struct RequestCommandTests {
         let output = directory.url.appendingPathComponent("out.txt").path
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try Self.pki.validChain()), handler: Self.echo) {
             server in
-            let result = try run([
+            let result = try await run([
                 "https://localhost:\(server.port)/items", "--ca", ca, "-X", "PUT", "-H",
                 "Content-Type: application/json",
                 "-H", "X-Request-Id: 42", "--data-file", bodyFile, "-o", output,
@@ -78,7 +78,7 @@ struct RequestCommandTests {
             #expect(recorded.body == Array(#"{"name":"ada"}"#.utf8))
 
             // --data without -X is a POST, as with curl.
-            let post = try run(["https://localhost:\(server.port)/items", "--ca", ca, "--data", "x=1"])
+            let post = try await run(["https://localhost:\(server.port)/items", "--ca", ca, "--data", "x=1"])
             #expect(post.output == "hello POST")
         }
     }
@@ -88,7 +88,7 @@ struct RequestCommandTests {
         let ca = caFile.path
         let chain = try Self.pki.validChain()
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: Self.echo) { server in
-            let result = try run([
+            let result = try await run([
                 "https://localhost:\(server.port)/login?access_token=query-secret&x=1", "--ca", ca,
                 "--pin", Self.pki.intermediate.pin.description, "--pin", Self.pki.root.pin.description,
                 "-H", "Authorization: Bearer header-secret", "-H", "Content-Type: application/json",
@@ -127,7 +127,7 @@ struct RequestCommandTests {
         let ca = caFile.path
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try Self.pki.validChain()), handler: Self.echo) {
             server in
-            let result = try run([
+            let result = try await run([
                 "https://localhost:\(server.port)/token", "--ca", ca, "-H", "Cookie: id=cookie-secret",
                 "--data", "grant_type=refresh_token&refresh_token=form-secret", "--json",
             ])
@@ -166,28 +166,31 @@ struct RequestCommandTests {
         tls.requiredClientCertificateIssuers = [Self.pki.clientCA]
         try await withLoopbackHTTPServer(tls, handler: Self.echo) { server in
             let url = "https://localhost:\(server.port)/"
-            let pem = try run([url, "--ca", ca, "--cert", cert, "--key", key])
+            let pem = try await run([url, "--ca", ca, "--cert", cert, "--key", key])
             #expect(pem.status == 0, "\(pem.error)")
             #expect(pem.output == "hello GET")
 
-            let bundle = try run(
+            let bundle = try await run(
                 [url, "--ca", ca, "--p12", p12, "-v"],
                 environment: ["SECURENET_P12_PASSPHRASE": "p12-passphrase"]
             )
             #expect(bundle.status == 0, "\(bundle.error)")
             #expect(!bundle.error.contains("p12-passphrase"))
 
-            let wrong = try run([url, "--ca", ca, "--p12", p12], environment: ["SECURENET_P12_PASSPHRASE": "wrong"])
+            let wrong = try await run(
+                [url, "--ca", ca, "--p12", p12],
+                environment: ["SECURENET_P12_PASSPHRASE": "wrong"]
+            )
             #expect(wrong.status == 1)
             #expect(wrong.error.split(separator: "\n").count == 1)
             #expect(!wrong.error.contains("wrong\n") && !wrong.error.contains("p12-passphrase"))
 
             // No terminal and no variable: a clear error, not a hang.
-            let missing = try run([url, "--ca", ca, "--p12", p12, "--p12-passphrase-env", "SECURENET_TEST_UNSET"])
+            let missing = try await run([url, "--ca", ca, "--p12", p12, "--p12-passphrase-env", "SECURENET_TEST_UNSET"])
             #expect(missing.status == 1)
             #expect(missing.error.contains("set SECURENET_TEST_UNSET"), "\(missing.error)")
 
-            let none = try run([url, "--ca", ca])
+            let none = try await run([url, "--ca", ca])
             #expect(none.status == 1)
             #expect(none.error.contains("requires a client certificate"), "\(none.error)")
             #expect(server.statistics.requests.count == 2)
@@ -215,10 +218,10 @@ struct RequestCommandTests {
         let infoPlist = try directory.write("Info.plist", Array(plist.utf8))
         try await withLoopbackHTTPServer(tls, handler: Self.echo) { server in
             let url = "https://localhost:\(server.port)/"
-            let strict = try run([url, "--ca", ca])
+            let strict = try await run([url, "--ca", ca])
             #expect(strict.status == 1)
             #expect(strict.error.contains("share no TLS version"), "\(strict.error)")
-            let excepted = try run([url, "--ca", ca, "--info-plist", infoPlist, "-v"])
+            let excepted = try await run([url, "--ca", ca, "--info-plist", infoPlist, "-v"])
             #expect(excepted.status == 0, "\(excepted.error)")
             #expect(excepted.error.contains(": TLSv1.1, TLS_ECDHE_ECDSA_WITH_"))
         }
@@ -230,7 +233,7 @@ struct RequestCommandTests {
         let other = try TestPKI(referenceTime: Date())
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try Self.pki.validChain()), handler: Self.echo) {
             server in
-            let result = try run([
+            let result = try await run([
                 "https://localhost:\(server.port)/", "--ca", ca, "--pin", other.intermediate.pin.description,
                 "--pin", other.root.pin.description, "-v",
             ])
@@ -245,44 +248,44 @@ struct RequestCommandTests {
     @Test func badInputIsOneLineWithItsExitStatus() async throws {
         let caFile = try CAFile()
         let (directory, ca) = (caFile.directory, caFile.path)
-        func expectOneLine(_ arguments: [String], _ text: String, status: Int32 = 1) throws {
-            let result = try run(arguments)
+        func expectOneLine(_ arguments: [String], _ text: String, status: Int32 = 1) async throws {
+            let result = try await run(arguments)
             #expect(result.status == status, "\(arguments): \(result.error)")
             #expect(result.error.split(separator: "\n").count == 1, "\(result.error)")
             #expect(result.error.contains(text), "\(result.error)")
         }
         try await withRefusingLoopbackPort { port in
-            try expectOneLine(["https://127.0.0.1:\(port)/"], "could not connect")
+            try await expectOneLine(["https://127.0.0.1:\(port)/"], "could not connect")
             // The URL in an error hides secret-named query parameters.
-            try expectOneLine(
+            try await expectOneLine(
                 ["https://127.0.0.1:\(port)/?access_token=query-secret"],
                 "/?access_token=REDACTED: could not connect"
             )
         }
         try await withLoopbackHTTPServer(nil) { server in
-            try expectOneLine(["https://localhost:\(server.port)/", "--ca", ca], "did not answer with TLS")
+            try await expectOneLine(["https://localhost:\(server.port)/", "--ca", ca], "did not answer with TLS")
             // Plain http is refused by the default policy before any connection.
-            try expectOneLine(["http://localhost:\(server.port)/"], "plain http to localhost is refused")
+            try await expectOneLine(["http://localhost:\(server.port)/"], "plain http to localhost is refused")
             #expect(server.statistics.requests.isEmpty)
         }
-        try expectOneLine(["https://localhost:1/", "--pin", "sha256/not-a-pin"], "securenet: --pin: ")
-        try expectOneLine(["https://localhost:1/", "--pin", Self.pki.root.pin.description], "securenet: --pin: ")
-        try expectOneLine(
+        try await expectOneLine(["https://localhost:1/", "--pin", "sha256/not-a-pin"], "securenet: --pin: ")
+        try await expectOneLine(["https://localhost:1/", "--pin", Self.pki.root.pin.description], "securenet: --pin: ")
+        try await expectOneLine(
             ["https://localhost:1/", "-H", "X-Injected: a\r\nX-Evil: b"],
             "securenet: -H: the value of X-Injected contains CR, LF or NUL"
         )
-        try expectOneLine(["https://localhost:1/", "-H", "no colon"], "securenet: -H: ")
-        try expectOneLine(
+        try await expectOneLine(["https://localhost:1/", "-H", "no colon"], "securenet: -H: ")
+        try await expectOneLine(
             ["https://localhost:1/", "--data-file", directory.url.appendingPathComponent("none").path],
             "cannot read the request body"
         )
         let badPlist = try directory.write("Info.plist", Array("not a plist".utf8))
-        try expectOneLine(["https://localhost:1/", "--info-plist", badPlist], "not a property list")
-        try expectOneLine(
+        try await expectOneLine(["https://localhost:1/", "--info-plist", badPlist], "not a property list")
+        try await expectOneLine(
             ["https://localhost:1/", "--cert", ca, "--key", directory.url.appendingPathComponent("none").path],
             "cannot read the client key"
         )
-        let usage = try run(["https://localhost:1/", "--data", "a", "--data-file", ca])
+        let usage = try await run(["https://localhost:1/", "--data", "a", "--data-file", ca])
         #expect(usage.status == 64)
     }
 }

@@ -7,8 +7,12 @@ import Testing
 struct ServeAndDemoCommandTests {
     typealias TemporaryDirectory = CertificateFileTests.TemporaryDirectory
 
-    @Test func demoJSONListsEveryStepPassed() throws {
-        let result = try CertificateFileTests.run(try CertificateFileTests.securenet(), ["--json"], subcommand: "demo")
+    @Test func demoJSONListsEveryStepPassed() async throws {
+        let result = try await CertificateFileTests.runOffThePool(
+            try CertificateFileTests.securenet(),
+            ["--json"],
+            subcommand: "demo"
+        )
         #expect(result.status == 0, "\(result.error)")
         let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
         #expect(steps.count == 11)
@@ -17,7 +21,7 @@ struct ServeAndDemoCommandTests {
         #expect(steps.first?["title"] as? String == "policy refuses plain http")
     }
 
-    @Test func serveJSONThenASignInThroughRequestWithTokensRedacted() throws {
+    @Test func serveJSONThenASignInThroughRequestWithTokensRedacted() async throws {
         let directory = try TemporaryDirectory()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try CertificateFileTests.securenet())
@@ -31,11 +35,18 @@ struct ServeAndDemoCommandTests {
             process.waitUntilExit()
         }
         // The summary is one line, written before the server waits for Ctrl-C; EOF if it failed.
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
+        // Read on a thread of its own, not one of the cooperative pool's few.
+        let reader = output.fileHandleForReading
+        let line: Data = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var line = Data()
+                while !line.contains(0x0A) {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    line += chunk
+                }
+                continuation.resume(returning: line)
+            }
         }
         let summary = try #require(
             try JSONSerialization.jsonObject(with: line) as? [String: Any],
@@ -47,7 +58,7 @@ struct ServeAndDemoCommandTests {
         #expect(url.hasPrefix("https://localhost:"))
         #expect((summary["pins"] as? [String: String])?.keys.sorted() == ["intermediate", "leaf", "root"])
 
-        let login = try CertificateFileTests.run(
+        let login = try await CertificateFileTests.runOffThePool(
             try CertificateFileTests.securenet(),
             [
                 url + "/auth/login", "--policy", try #require(summary["policyFile"] as? String),

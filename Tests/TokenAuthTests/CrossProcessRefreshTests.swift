@@ -32,25 +32,38 @@ struct CrossProcessRefreshTests {
         let input: Pipe
         let output: Pipe
 
-        /// Blocks until the child printed a whole line; returns it.
-        func readLine() -> String {
-            var bytes = Data()
-            while !bytes.contains(0x0A) {
-                let chunk = self.output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                bytes += chunk
+        /// Waits until the child printed a whole line; returns it. The pipe is read on a thread of
+        /// its own: blocking one of Swift's few cooperative threads would starve other tests.
+        func readLine() async -> String {
+            let reader = self.output.fileHandleForReading
+            return await Self.offThePool {
+                var bytes = Data()
+                while !bytes.contains(0x0A) {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    bytes += chunk
+                }
+                return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
             }
-            return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .newlines)
+        }
+
+        static func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: body()) }
+            }
         }
 
         func go() { self.input.fileHandleForWriting.write(Data("go\n".utf8)) }
 
         /// Waits for the exit; returns the status and the rest of the output, line by line.
-        func finish() -> (status: Int32, lines: [String]) {
-            let rest = self.output.fileHandleForReading.readDataToEndOfFile()
-            self.process.waitUntilExit()
-            let lines = String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
-            return (self.process.terminationStatus, lines)
+        func finish() async -> (status: Int32, lines: [String]) {
+            let (reader, process) = (self.output.fileHandleForReading, self.process)
+            return await Self.offThePool {
+                let rest = reader.readDataToEndOfFile()
+                process.waitUntilExit()
+                let lines = String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
+                return (process.terminationStatus, lines)
+            }
         }
     }
 
@@ -124,10 +137,11 @@ struct CrossProcessRefreshTests {
             let children = try (0..<8).map { _ in
                 try folder.launch(tokenURL: tokenURL, callers: 50, lockTimeoutMilliseconds: 30_000)
             }
-            for child in children { #expect(child.readLine() == "ready") }
+            for child in children { #expect(await child.readLine() == "ready") }
             // The gate: all start at once.
             for child in children { child.go() }
-            let results = children.map { $0.finish() }
+            var results: [(status: Int32, lines: [String])] = []
+            for child in children { results.append(await child.finish()) }
             #expect(results.allSatisfy { $0.status == 0 }, "\(results)")
             let outcomes = Set(results.flatMap(\.lines))
             #expect(outcomes.count == 1 && outcomes.first?.hasPrefix("token ") == true, "\(outcomes)")
@@ -155,27 +169,27 @@ struct CrossProcessRefreshTests {
             let tokenURL = server.baseURL.appendingPathComponent("oauth/token")
             // A takes the lock and waits on the held-up refresh.
             let first = try folder.launch(tokenURL: tokenURL, callers: 1, lockTimeoutMilliseconds: 30_000)
-            #expect(first.readLine() == "ready")
+            #expect(await first.readLine() == "ready")
             first.go()
             try await waitFor { server.statistics.requests.count == 1 }
 
             // Meanwhile a process that waits only 200 ms for the lock gets a clear error.
             let impatient = try folder.launch(tokenURL: tokenURL, callers: 1, lockTimeoutMilliseconds: 200)
-            #expect(impatient.readLine() == "ready")
+            #expect(await impatient.readLine() == "ready")
             impatient.go()
-            let refused = impatient.finish()
+            let refused = await impatient.finish()
             #expect(refused.status == 1)
             #expect(refused.lines == ["error storageFailure lockTimeout"])
 
             // A is killed mid-refresh: the old bundle is intact, and its lock died with it.
             kill(first.process.processIdentifier, SIGKILL)
-            _ = first.finish()
+            _ = await first.finish()
             #expect(try await folder.store().value(TokenBundle.self, forKey: Self.key)?.refreshToken == "r0")
             gate.open()
             let second = try folder.launch(tokenURL: tokenURL, callers: 1, lockTimeoutMilliseconds: 30_000)
-            #expect(second.readLine() == "ready")
+            #expect(await second.readLine() == "ready")
             second.go()
-            let done = second.finish()
+            let done = await second.finish()
             #expect(done.status == 0, "\(done)")
             #expect(done.lines.count == 1 && done.lines[0].hasPrefix("token "))
             #expect(try await folder.store().value(TokenBundle.self, forKey: Self.key)?.refreshToken == "r1")
