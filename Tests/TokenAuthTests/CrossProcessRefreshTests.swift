@@ -117,15 +117,7 @@ struct CrossProcessRefreshTests {
         configuration.refreshTokenReuseGraceWindow = .zero
         try await withReferenceAuthServer(configuration) { server in
             let tokens: TokenResponse = try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
-                var login = HTTPRequest(method: .post, url: server.baseURL.appendingPathComponent("auth/login"))
-                login.headerFields[.contentType] = "application/json"
-                let credentials = try JSONSerialization.data(withJSONObject: [
-                    "email": Self.user.email, "password": Self.user.password,
-                ])
-                return try JSONDecoder().decode(
-                    TokenResponse.self,
-                    from: try await transport.send(login, body: credentials).body
-                )
+                try await referenceSignIn(server, Self.user, through: transport)
             }
             let expired = TokenBundle(
                 accessToken: tokens.accessToken,

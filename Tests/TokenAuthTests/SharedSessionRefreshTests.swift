@@ -47,15 +47,7 @@ struct SharedSessionRefreshTests {
                     transport: transport,
                     client: .publicClient(id: "ios-app")
                 )
-                var login = HTTPRequest(method: .post, url: server.baseURL.appendingPathComponent("auth/login"))
-                login.headerFields[.contentType] = "application/json"
-                let credentials = try JSONSerialization.data(withJSONObject: [
-                    "email": Self.user.email, "password": Self.user.password,
-                ])
-                let tokens = try JSONDecoder().decode(
-                    TokenResponse.self,
-                    from: try await transport.send(login, body: credentials).body
-                )
+                let tokens = try await referenceSignIn(server, Self.user, through: transport)
                 let expired = TokenBundle(
                     accessToken: tokens.accessToken,
                     refreshToken: tokens.refreshToken,

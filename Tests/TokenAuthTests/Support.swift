@@ -1,10 +1,12 @@
 import Foundation
+import HTTPTypes
 import NIOConcurrencyHelpers
 import SecureHTTP
 import SecureNetworkingTesting
 import SecureStorage
-import Testing
 import ServerTrust
+import Testing
+
 @testable import TokenAuth
 
 enum Live {
@@ -63,7 +65,11 @@ func waitFor(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation =
 }
 
 /// Waits (up to 10 s) until `count` callers have joined the manager's refresh in flight.
-func waitUntilJoined(_ manager: TokenManager, _ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+func waitUntilJoined(
+    _ manager: TokenManager,
+    _ count: Int,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
     for _ in 0..<2000 {
         if await manager.refreshJoins >= count { break }
         try await Task.sleep(for: .milliseconds(5))
@@ -163,4 +169,17 @@ final class NIOLockedValueBoxInt: Sendable {
             return true
         }
     }
+}
+
+/// Signs `user` in at a reference server's `POST /auth/login` through `transport`; the tokens.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+func referenceSignIn(
+    _ server: ReferenceAuthServer,
+    _ user: ReferenceAuthServer.User,
+    through transport: some HTTPTransport
+) async throws -> TokenResponse {
+    var login = HTTPRequest(method: .post, url: server.baseURL.appendingPathComponent("auth/login"))
+    login.headerFields[.contentType] = "application/json"
+    let credentials = try JSONSerialization.data(withJSONObject: ["email": user.email, "password": user.password])
+    return try JSONDecoder().decode(TokenResponse.self, from: try await transport.send(login, body: credentials).body)
 }

@@ -34,13 +34,7 @@ struct TokenRevocationTests {
                     client: .publicClient(id: "ios-app"),
                     revocationURL: revocation ? server.baseURL.appendingPathComponent("oauth/revoke") : nil
                 )
-                var login = HTTPRequest(method: .post, url: server.baseURL.appendingPathComponent("auth/login"))
-                login.headerFields[.contentType] = "application/json"
-                let credentials = try JSONSerialization.data(
-                    withJSONObject: ["email": Self.user.email, "password": Self.user.password]
-                )
-                let answer = try await transport.send(login, body: credentials)
-                let tokens = try JSONDecoder().decode(TokenResponse.self, from: answer.body)
+                let tokens = try await referenceSignIn(server, Self.user, through: transport)
                 var managerConfiguration = TokenManager.Configuration()
                 configure(&managerConfiguration)
                 let store = InMemoryStore()
