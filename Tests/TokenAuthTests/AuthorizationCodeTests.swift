@@ -334,7 +334,8 @@ struct LoopbackRedirectReceiverTests {
             let tokens = try await flow.endpoint.exchange(try request.response(from: redirected), for: request)
             #expect(try await flow.profileStatus(tokens.accessToken) == 200)
             // One redirect only: the listener is closed.
-            await #expect(throws: SecureHTTPError.self) { _ = try await Self.browserGet(location) }
+            let closed = await #expect(throws: SecureHTTPError.self) { _ = try await Self.browserGet(location) }
+            #expect(closed?.code == .connectFailed)
         }
     }
 
