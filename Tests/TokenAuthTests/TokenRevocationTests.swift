@@ -92,12 +92,15 @@ struct TokenRevocationTests {
         }
     }
 
-    /// A revocation endpoint that never answers: the sign-out ends locally at once, and the
-    /// revocation is abandoned after the timeout.
-    @Test func aStalledRevocationIsAbandonedAfterTheTimeout() async throws {
+    /// A loopback server answering every request with `response`, and an endpoint whose token
+    /// and revocation URLs point at it.
+    func withStubEndpoint(
+        answering response: LoopbackHTTPServer.Response,
+        _ body: (LoopbackHTTPServer, OAuthTokenEndpoint) async throws -> Void
+    ) async throws {
         try await withLoopbackHTTPServer(
             LoopbackHTTPServer.TLS(chain: try Live.pki.validChain()),
-            handler: { _ in .stall }
+            handler: { _ in response }
         ) {
             server in
             try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
@@ -107,29 +110,37 @@ struct TokenRevocationTests {
                     client: .publicClient(id: "ios-app"),
                     revocationURL: server.baseURL.appendingPathComponent("oauth/revoke")
                 )
-                let store = InMemoryStore()
-                let manager = TokenManager(
-                    store: store,
-                    refresher: endpoint,
-                    configuration: TokenManager.Configuration(revocationTimeout: .milliseconds(200))
-                )
-                let log = EventLog(manager)
-                try await manager.signIn(
-                    TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
-                )
-                let started = ContinuousClock.now
-                await manager.signOut()
-                // Far below the transport's 60 s request timeout the stall would otherwise cost.
-                #expect(started.duration(to: .now) < .seconds(30))
-                #expect(await manager.revocationOutcomes == [.abandoned])
-                #expect(try await store.data(forKey: "SecureNetworking.tokens") == nil)
-                #expect(
-                    try await log.drain(
-                        manager,
-                        marker: TokenBundle(accessToken: "m", refreshToken: nil, expiresAt: Date())
-                    ).contains(.signedOut(.requested))
-                )
+                try await body(server, endpoint)
             }
+        }
+    }
+
+    /// A revocation endpoint that never answers: the sign-out ends locally at once, and the
+    /// revocation is abandoned after the timeout.
+    @Test func aStalledRevocationIsAbandonedAfterTheTimeout() async throws {
+        try await withStubEndpoint(answering: .stall) { _, endpoint in
+            let store = InMemoryStore()
+            let manager = TokenManager(
+                store: store,
+                refresher: endpoint,
+                configuration: TokenManager.Configuration(revocationTimeout: .milliseconds(200))
+            )
+            let log = EventLog(manager)
+            try await manager.signIn(
+                TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
+            )
+            let started = ContinuousClock.now
+            await manager.signOut()
+            // Far below the transport's 60 s request timeout the stall would otherwise cost.
+            #expect(started.duration(to: .now) < .seconds(30))
+            #expect(await manager.revocationOutcomes == [.abandoned])
+            #expect(try await store.data(forKey: "SecureNetworking.tokens") == nil)
+            #expect(
+                try await log.drain(
+                    manager,
+                    marker: TokenBundle(accessToken: "m", refreshToken: nil, expiresAt: Date())
+                ).contains(.signedOut(.requested))
+            )
         }
     }
 
@@ -143,30 +154,18 @@ struct TokenRevocationTests {
             ),
         ]
         for (response, code) in zip(responses, [TokenAuthError.Code.serverError, .authorizationRejected]) {
-            try await withLoopbackHTTPServer(
-                LoopbackHTTPServer.TLS(chain: try Live.pki.validChain()),
-                handler: { _ in response }
-            ) {
-                server in
-                try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
-                    let endpoint = OAuthTokenEndpoint(
-                        url: server.baseURL.appendingPathComponent("oauth/token"),
-                        transport: transport,
-                        client: .publicClient(id: "ios-app"),
-                        revocationURL: server.baseURL.appendingPathComponent("oauth/revoke")
-                    )
-                    let manager = TokenManager(store: InMemoryStore(), refresher: endpoint)
-                    try await manager.signIn(
-                        TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
-                    )
-                    await manager.signOut()
-                    #expect(await manager.revocationOutcomes == [.failed(code)])
-                    #expect(await !manager.isSignedIn)
-                    // RFC 7009 §2.1: form-encoded token and hint, with the client's authentication.
-                    #expect(server.statistics.requests.map(\.uri) == ["/oauth/revoke"])
-                    let form = String(decoding: server.statistics.requests[0].body, as: UTF8.self)
-                    #expect(form == "token=r&token_type_hint=refresh_token&client_id=ios-app")
-                }
+            try await withStubEndpoint(answering: response) { server, endpoint in
+                let manager = TokenManager(store: InMemoryStore(), refresher: endpoint)
+                try await manager.signIn(
+                    TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
+                )
+                await manager.signOut()
+                #expect(await manager.revocationOutcomes == [.failed(code)])
+                #expect(await !manager.isSignedIn)
+                // RFC 7009 §2.1: form-encoded token and hint, with the client's authentication.
+                #expect(server.statistics.requests.map(\.uri) == ["/oauth/revoke"])
+                let form = String(decoding: server.statistics.requests[0].body, as: UTF8.self)
+                #expect(form == "token=r&token_type_hint=refresh_token&client_id=ios-app")
             }
         }
     }
