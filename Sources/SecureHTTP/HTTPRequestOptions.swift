@@ -47,11 +47,22 @@ public struct HTTPRequestOptions: Sendable {
         /// The value to send now; nil leaves the field as the request has it. It is checked for
         /// CR, LF and NUL like every other field.
         public var value: @Sendable () -> String?
+        /// A second field bound with the value, computed from the hop as it will be sent (its
+        /// method, scheme, authority and path) and the value just bound: a DPoP proof
+        /// (RFC 9449 §4.2) signs them, so it is made here rather than when the request is made.
+        /// Called once per hop that binds the credential; nil (the default) adds nothing. An
+        /// error fails the request with ``SecureHTTPError/Code/credentialUnavailable``.
+        public var proof: (@Sendable (_ request: HTTPRequest, _ value: String) throws -> HTTPField?)?
 
         /// Creates a credential bound at connection time.
-        public init(name: HTTPField.Name, value: @escaping @Sendable () -> String?) {
+        public init(
+            name: HTTPField.Name,
+            value: @escaping @Sendable () -> String?,
+            proof: (@Sendable (_ request: HTTPRequest, _ value: String) throws -> HTTPField?)? = nil
+        ) {
             self.name = name
             self.value = value
+            self.proof = proof
         }
     }
 

@@ -58,7 +58,11 @@ extension HTTPField.Name {
 
 /// Credential-bearing header fields, whose values are never logged or described.
 enum SensitiveFields {
-    static let names: Set<HTTPField.Name> = [.authorization, .cookie, .setCookie, .proxyAuthorization]
+    /// `DPoP` (RFC 9449) is among them: a proof is replayable until its `iat` window ends at a
+    /// server that keeps no `jti` cache.
+    static let names: Set<HTTPField.Name> = [
+        .authorization, .cookie, .setCookie, .proxyAuthorization, HTTPField.Name("DPoP")!,
+    ]
 
     /// A request target for logs: the path without its query (reset codes, API keys and
     /// `access_token=` travel there), `?…` marking that one was left out.

@@ -25,7 +25,8 @@ struct PreparedHop: Sendable {
     /// The hop's URL, built on demand (the NIO transport never needs it).
     var url: URL { RedirectHop(request: self.request, body: nil).url }
 
-    /// The request with its credential bound now, checked for CR, LF and NUL.
+    /// The request with its credential (and the credential's proof) bound now, checked for CR,
+    /// LF and NUL.
     ///
     /// - Throws: ``SecureHTTPError/Code/invalidHeaderValue``.
     func boundRequest() throws(SecureHTTPError) -> HTTPRequest {
@@ -38,6 +39,26 @@ struct PreparedHop: Sendable {
         }
         var request = self.request
         request.headerFields[credential.name] = value
+        if let proof = credential.proof {
+            let field: HTTPField?
+            do {
+                field = try proof(request, value)
+            } catch {
+                throw SecureHTTPError(
+                    .credentialUnavailable,
+                    "the proof that goes with \(credential.name) could not be made"
+                )
+            }
+            if let field {
+                guard HTTPField.isValidValue(field.value) else {
+                    throw SecureHTTPError(
+                        .invalidHeaderValue,
+                        "the value of \(field.name) contains a character HTTP forbids"
+                    )
+                }
+                request.headerFields[field.name] = field.value
+            }
+        }
         return request
     }
 }

@@ -9,7 +9,7 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
     /// A stable identifier of what went wrong.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         fileprivate enum Base: String, Hashable, Sendable {
-            case invalidRequest, invalidHeaderValue, policyViolation, serverTrustFailure
+            case invalidRequest, invalidHeaderValue, credentialUnavailable, policyViolation, serverTrustFailure
             case connectFailed, connectTimeout, tlsHandshakeTimeout, deadlineExceeded
             case tlsVersionRefused, cipherSuiteRefused, tlsHandshakeFailure, clientCertificateRequired, tlsFailure
             case invalidClientIdentity, connectionClosed, invalidResponse, responseTooLarge
@@ -31,6 +31,10 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let invalidRequest = Code(base: .invalidRequest)
         /// A header value holds CR, LF or NUL (header injection), or a name is not a valid token.
         public static let invalidHeaderValue = Code(base: .invalidHeaderValue)
+        /// The proof that goes with a late-bound credential
+        /// (``HTTPRequestOptions/Credential/proof``, a DPoP proof) could not be made; nothing
+        /// was sent.
+        public static let credentialUnavailable = Code(base: .credentialUnavailable)
         /// The transport policy refused the URL before any byte was sent (plain `http` to a host
         /// without an exception, an unknown scheme); see ``SecureHTTPError/serverTrustError``.
         public static let policyViolation = Code(base: .policyViolation)

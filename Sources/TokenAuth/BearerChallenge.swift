@@ -15,14 +15,15 @@ public struct BearerChallenge: Hashable, Sendable {
     /// Whether the token itself was refused (`invalid_token`): refreshing may help.
     public var isInvalidToken: Bool { self.error == "invalid_token" }
 
-    /// Parses the Bearer challenge of a `WWW-Authenticate` value, or nil when there is none.
+    /// Parses the challenge of `scheme` (`Bearer` by default; `DPoP` challenges of RFC 9449 §7.1
+    /// have the same parameters) in a `WWW-Authenticate` value, or nil when there is none.
     ///
     /// Other schemes in the same value (`Basic realm="x", Bearer error="…"`) are skipped.
-    public init?(parsing header: String) {
+    public init?(parsing header: String, scheme wanted: String = "Bearer") {
         var scanner = ChallengeScanner(Array(header.utf8))
         while let scheme = scanner.token() {
             let parameters = scanner.parameters()
-            if scheme.lowercased() == "bearer" {
+            if scheme.lowercased() == wanted.lowercased() {
                 self.realm = parameters["realm"]
                 self.error = parameters["error"]
                 self.errorDescription = parameters["error_description"]
@@ -45,7 +46,8 @@ private struct ChallengeScanner {
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         default:
             Array("!#$%&'*+-.^_`|~".utf8).contains(byte)

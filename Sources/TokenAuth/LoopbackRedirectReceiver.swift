@@ -89,6 +89,10 @@ public final class LoopbackRedirectReceiver: Sendable {
         return url
     }
 
+    /// Whether the listening socket is still open (false once a redirect arrived, the wait
+    /// timed out, or ``close()`` was called).
+    public var isListening: Bool { self.channel.isActive }
+
     /// Stops listening; a waiting ``redirect(within:)`` throws.
     public func close() async {
         self.waiter.finish(.failure(TokenAuthError(.invalidAuthorizationResponse, "the redirect receiver was closed")))

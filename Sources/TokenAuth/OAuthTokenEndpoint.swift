@@ -67,6 +67,12 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     /// refresh token there when the user signs out. Requests to it are always form-encoded, as
     /// RFC 7009 §2.1 requires.
     public let revocationURL: URL?
+    /// The DPoP signer (RFC 9449), when the tokens are to be bound to its key: every token
+    /// request carries a proof (§5), a `use_dpop_nonce` challenge is answered once with the
+    /// nonce the endpoint supplied (§8), and a token response must say `token_type: DPoP` (a
+    /// `Bearer` token, which anyone holding it could use, is refused with
+    /// ``TokenAuthError/Code/invalidResponse``).
+    public let dpop: DPoPSigner?
 
     /// Creates an endpoint client.
     public init(
@@ -74,13 +80,15 @@ public struct OAuthTokenEndpoint: TokenRefresher {
         transport: any HTTPTransport,
         client: ClientAuthentication,
         encoding: BodyEncoding = .form,
-        revocationURL: URL? = nil
+        revocationURL: URL? = nil,
+        dpop: DPoPSigner? = nil
     ) {
         self.url = url
         self.transport = transport
         self.client = client
         self.encoding = encoding
         self.revocationURL = revocationURL
+        self.dpop = dpop
     }
 
     /// Revokes the refresh token at ``revocationURL`` (RFC 7009 §2.1, `token_type_hint`
@@ -145,18 +153,30 @@ public struct OAuthTokenEndpoint: TokenRefresher {
             [("grant_type", grant)] + parameters,
             to: self.url,
             encoding: self.encoding,
-            what: "the token endpoint"
+            what: "the token endpoint",
+            dpop: self.dpop
         )
-        return try Self.parse(response)
+        let token = try Self.parse(response)
+        if self.dpop != nil, token.tokenType.lowercased() != "dpop" {
+            // RFC 9449 §5: a client that asked for a DPoP-bound token may discard a Bearer one.
+            // It does: the app chose DPoP so that a stolen token would be useless.
+            throw TokenAuthError(
+                .invalidResponse,
+                "the token endpoint issued a \(token.tokenType.prefix(20)) token to a request with a DPoP proof; only a DPoP-bound token is accepted"
+            )
+        }
+        return token
     }
 
     /// POSTs `fields` with the client's authentication, on the token endpoint's lane (no
-    /// redirects followed, no cache).
+    /// redirects followed, no cache); with `dpop`, with a proof, and once more with the nonce a
+    /// `use_dpop_nonce` answer supplied (RFC 9449 §8).
     private func post(
         _ parameters: [(String, String)],
         to url: URL,
         encoding: BodyEncoding,
-        what: String
+        what: String,
+        dpop: DPoPSigner? = nil
     ) async throws(TokenAuthError) -> HTTPTransportResponse {
         var fields = parameters
         var request = HTTPRequest(method: .post, url: url)
@@ -181,10 +201,23 @@ public struct OAuthTokenEndpoint: TokenRefresher {
             body = Data(FormEncoding.encode(fields).utf8)
         }
 
-        do {
-            return try await self.transport.send(request, body: body, options: .tokenEndpoint)
-        } catch {
-            throw TokenAuthError(.transportFailure, "\(what) could not be reached", transportError: error)
+        var answeredNonceChallenge = false
+        while true {
+            if let dpop {
+                request.headerFields[DPoPSigner.headerName] = try dpop.proof(for: request)
+            }
+            let response: HTTPTransportResponse
+            do {
+                response = try await self.transport.send(request, body: body, options: .tokenEndpoint)
+            } catch {
+                throw TokenAuthError(.transportFailure, "\(what) could not be reached", transportError: error)
+            }
+            guard let dpop else { return response }
+            dpop.noteNonce(in: response.response, to: request)
+            guard !answeredNonceChallenge, DPoPSigner.isNonceChallenge(response.response, body: response.body) else {
+                return response
+            }
+            answeredNonceChallenge = true
         }
     }
 
@@ -222,6 +255,12 @@ public struct OAuthTokenEndpoint: TokenRefresher {
         let code = error?.error
         let detail = error?.errorDescription.map { ": \($0.prefix(200))" } ?? ""
         switch (status, code) {
+        case (_, "invalid_dpop_proof"), (_, "use_dpop_nonce"):
+            throw TokenAuthError(
+                .proofOfPossessionFailed,
+                "the token endpoint refused the DPoP proof (\(code!))\(detail)",
+                oauthError: code
+            )
         case (_, "invalid_grant"):
             throw TokenAuthError(
                 .invalidGrant,

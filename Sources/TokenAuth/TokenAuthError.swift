@@ -13,7 +13,7 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         fileprivate enum Base: String, Hashable, Sendable {
             case signedOut, invalidGrant, invalidClient, authorizationRejected
             case transportFailure, serverError, invalidResponse, refreshLoop, storageFailure
-            case invalidAuthorizationResponse, authorizationCancelled
+            case invalidAuthorizationResponse, authorizationCancelled, proofOfPossessionFailed
         }
 
         fileprivate let base: Base
@@ -50,6 +50,10 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         /// The user closed the sign-in page (an in-app browser session's cancel): nothing to
         /// report to the user as a failure.
         public static let authorizationCancelled = Code(base: .authorizationCancelled)
+        /// DPoP (RFC 9449) failed: a proof could not be made (a key that cannot sign, a request
+        /// without an absolute URI), or the token endpoint refused the proof
+        /// (`invalid_dpop_proof`, §5). Not terminal: the tokens are kept.
+        public static let proofOfPossessionFailed = Code(base: .proofOfPossessionFailed)
     }
 
     /// What went wrong, as a stable code.

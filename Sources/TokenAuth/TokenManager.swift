@@ -244,19 +244,25 @@ public actor TokenManager {
     /// which the server answers with a 401 that the client retries with the new one. So a storm of
     /// requests made at once costs one refresh per token lifetime, not one per leeway.
     public nonisolated func accessTokenForSending() -> String? {
+        self.bundleForSending()?.accessToken
+    }
+
+    /// The bundle behind ``accessTokenForSending()`` (for its token type: `Bearer`, or `DPoP`
+    /// for a token bound to a ``DPoPKey``), with the same rules.
+    public nonisolated func bundleForSending() -> TokenBundle? {
         let now = self.now()
-        let (token, startRefresh) = self.published.withLock { published -> (String?, Bool) in
+        let (bundle, startRefresh) = self.published.withLock { published -> (TokenBundle?, Bool) in
             guard let bundle = published.bundle else { return (nil, false) }
             if !published.refreshStarted, now >= bundle.expiresAt {
                 published.refreshStarted = true
-                return (bundle.accessToken, true)
+                return (bundle, true)
             }
-            return (bundle.accessToken, false)
+            return (bundle, false)
         }
         if startRefresh {
             Task { _ = try? await self.validBundle() }
         }
-        return token
+        return bundle
     }
 
     /// Publishes the bundle handed out from now on (nil: no session).

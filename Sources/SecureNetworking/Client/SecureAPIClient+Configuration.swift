@@ -137,10 +137,18 @@ extension SecureAPIClient {
         }
 
         let source: Source
+        /// The DPoP signer of the session's requests, when its tokens are DPoP-bound.
+        let dpop: DPoPSigner?
 
         /// A token manager the app built itself.
-        public static func tokenManager(_ manager: TokenManager) -> Authentication {
-            Authentication(source: .manager(manager))
+        ///
+        /// - Parameters:
+        ///   - manager: the manager.
+        ///   - dpop: the signer the manager's ``OAuthTokenEndpoint`` proves its key with, when
+        ///     the tokens are DPoP-bound (RFC 9449): requests then carry `Authorization: DPoP`
+        ///     and a proof. Default nil (bearer tokens).
+        public static func tokenManager(_ manager: TokenManager, dpop: DPoPSigner? = nil) -> Authentication {
+            Authentication(source: .manager(manager), dpop: dpop)
         }
 
         /// An OAuth 2.0 token endpoint on the same API, reached through the client's own
@@ -155,6 +163,11 @@ extension SecureAPIClient {
         ///   - encoding: form (RFC 6749) or JSON bodies.
         ///   - store: where the tokens live (Keychain, ``EncryptedFileStore``).
         ///   - configuration: refresh timing, loop guard, inactivity timeout.
+        ///   - dpop: a signer to bind the tokens to its key (RFC 9449): the token endpoint gets a
+        ///     proof with every grant and must answer `token_type: DPoP`; API requests carry
+        ///     `Authorization: DPoP <token>` and a proof of their own; `use_dpop_nonce`
+        ///     challenges are answered once. Default nil (bearer tokens). See the README's
+        ///     "Bearer or DPoP".
         ///   - now: the token manager's clock.
         public static func oauth(
             tokenPath: String = "oauth/token",
@@ -163,6 +176,7 @@ extension SecureAPIClient {
             encoding: OAuthTokenEndpoint.BodyEncoding = .form,
             store: any SecureStore,
             configuration: TokenManager.Configuration = TokenManager.Configuration(),
+            dpop: DPoPSigner? = nil,
             now: @escaping @Sendable () -> Date = { Date() }
         ) -> Authentication {
             Authentication(
@@ -174,7 +188,8 @@ extension SecureAPIClient {
                     store: store,
                     configuration: configuration,
                     now: now
-                )
+                ),
+                dpop: dpop
             )
         }
     }

@@ -39,6 +39,8 @@ public final class SecureAPIClient: Sendable {
     public let transport: any HTTPTransport
     /// The session's tokens, when the client has ``Configuration/authentication``.
     public let tokens: TokenManager?
+    /// The DPoP signer, when the session's tokens are DPoP-bound (RFC 9449).
+    public let dpop: DPoPSigner?
     private let ownedTransport: OwnedTransport?
     private let logger: Logger
 
@@ -103,6 +105,7 @@ public final class SecureAPIClient: Sendable {
         self.logger =
             configuration.logger
             ?? Logger(label: "SecureNetworking.SecureAPIClient", factory: { _ in SwiftLogNoOpLogHandler() })
+        self.dpop = configuration.authentication?.dpop
         switch configuration.authentication?.source {
         case .none:
             self.tokens = nil
@@ -127,7 +130,8 @@ public final class SecureAPIClient: Sendable {
                 transport: transport,
                 client: client,
                 encoding: encoding,
-                revocationURL: revocationURL
+                revocationURL: revocationURL,
+                dpop: configuration.authentication?.dpop
             )
             self.tokens = TokenManager(store: store, refresher: endpoint, configuration: managerConfiguration, now: now)
         }
@@ -158,27 +162,68 @@ public final class SecureAPIClient: Sendable {
     ///
     /// - Throws: ``APIError``.
     public func response<Response>(for request: Request<Response>) async throws(APIError) -> APIResponse<Response> {
+        try await self.response(for: request, provesKeyWithoutToken: false)
+    }
+
+    /// ``response(for:)``; with `provesKeyWithoutToken` (a sign-in request, when the client has
+    /// a DPoP signer), the request carries a DPoP proof without `ath`, so the tokens it is
+    /// answered with are bound to the key.
+    private func response<Response>(
+        for request: Request<Response>,
+        provesKeyWithoutToken: Bool
+    ) async throws(APIError) -> APIResponse<Response> {
         let prepared = try self.prepare(request)
         var token: String?
+        var tokenType = "Bearer"
         if request.requiresAuthentication, let tokens = self.tokens {  // prepare() refused the request when tokens is nil
-            token = try await Self.accessToken(from: tokens)
+            let bundle = try await Self.validBundle(from: tokens)
+            (token, tokenType) = (bundle.accessToken, bundle.tokenType)
         }
         var attempt = 1
         var refreshedAfter401 = false
         var expiredOnTheWay = 0
+        var answeredNonceChallenge = false
         while true {
             if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
-            let head = try await self.adapted(prepared, token: token)
+            var head = try await self.adapted(prepared, token: token, type: tokenType)
+            if provesKeyWithoutToken, let dpop = self.dpop {
+                do {
+                    head.headerFields[DPoPSigner.headerName] = try dpop.proof(for: head)
+                } catch {
+                    throw APIError.authentication(error)
+                }
+            }
             self.logger.debug("→ \(request.method.rawValue) \(prepared.logPath) (attempt \(attempt))")
-            let binding = token.flatMap { token in self.tokens.map { TokenBinding(tokens: $0, fallback: token) } }
+            let binding = token.flatMap { token in
+                self.tokens.map { TokenBinding(tokens: $0, fallback: token, fallbackType: tokenType) }
+            }
             let failure: APIError
             switch await self.exchange(head, body: prepared.body, binding: binding) {
             case .failure(let error):
                 if error.code == .cancelled { throw error }
+                if let proofError = error.transportError, proofError.code == .credentialUnavailable {
+                    throw APIError(
+                        .authenticationFailed,
+                        "the DPoP proof for the request could not be made",
+                        transportError: proofError
+                    )
+                }
                 failure = error
             case .success(let response):
                 let status = response.response.status.code
                 self.logger.debug("← \(status) \(request.method.rawValue) \(prepared.logPath)")
+                if let dpop = self.dpop, binding != nil || provesKeyWithoutToken {
+                    dpop.noteNonce(in: response.response, from: response.url)
+                    // RFC 9449 §8, §9: the server wants a nonce in the proof; answered once,
+                    // with the nonce it just supplied, and without touching the token.
+                    if !answeredNonceChallenge, !response.redirectedAcrossOrigins,
+                        DPoPSigner.isNonceChallenge(response.response, body: response.body)
+                    {
+                        answeredNonceChallenge = true
+                        attempt += 1
+                        continue
+                    }
+                }
                 if (200...299).contains(status) {
                     let value = try self.decode(response, for: request)
                     return APIResponse(
@@ -209,6 +254,7 @@ public final class SecureAPIClient: Sendable {
                     }
                     if let next {
                         token = next
+                        tokenType = tokens.bundleForSending()?.tokenType ?? tokenType
                         attempt += 1
                         continue
                     }
@@ -258,7 +304,7 @@ public final class SecureAPIClient: Sendable {
         )
         raw.isIdempotent = request.isIdempotent
         raw.acceptedContentTypes = request.acceptedContentTypes
-        let answer = try await self.response(for: raw)
+        let answer = try await self.response(for: raw, provesKeyWithoutToken: self.dpop != nil)
         let tokenResponse: TokenResponse
         do {
             try Self.checkContentType(answer.headerFields, accepted: raw.acceptedContentTypes)
@@ -267,6 +313,13 @@ public final class SecureAPIClient: Sendable {
             throw error
         } catch {
             throw APIError(.decodingFailed, "the sign-in answer is not a token response")
+        }
+        if self.dpop != nil, tokenResponse.tokenType.lowercased() != "dpop" {
+            // RFC 9449 §5: a client that proved its key may discard a Bearer token; this one does.
+            throw APIError(
+                .decodingFailed,
+                "the sign-in answered a \(tokenResponse.tokenType.prefix(20)) token to a request with a DPoP proof; only a DPoP-bound token is accepted"
+            )
         }
         let bundle = TokenBundle(tokenResponse, receivedAt: self.configuration.now())
         do {
@@ -349,7 +402,22 @@ public final class SecureAPIClient: Sendable {
     ) async -> Result<HTTPTransportResponse, APIError> {
         var options = HTTPRequestOptions()
         if let binding {
-            options.credential = HTTPRequestOptions.Credential(name: .authorization) { binding.bind() }
+            var proof: (@Sendable (HTTPRequest, String) throws -> HTTPField?)?
+            if let dpop = self.dpop {
+                // The proof signs the hop as it goes out and the token just bound (`ath`).
+                proof = { request, _ in
+                    guard let (token, type) = binding.sentCredential, type.lowercased() == "dpop" else { return nil }
+                    return HTTPField(
+                        name: DPoPSigner.headerName,
+                        value: try dpop.proof(for: request, accessToken: token)
+                    )
+                }
+            }
+            options.credential = HTTPRequestOptions.Credential(
+                name: .authorization,
+                value: { binding.bind() },
+                proof: proof
+            )
         }
         do {
             return .success(try await self.transport.send(head, body: body, options: options))
@@ -358,19 +426,20 @@ public final class SecureAPIClient: Sendable {
         }
     }
 
-    private static func accessToken(from tokens: TokenManager) async throws(APIError) -> String {
+    private static func validBundle(from tokens: TokenManager) async throws(APIError) -> TokenBundle {
         do {
-            return try await tokens.validAccessToken()
+            return try await tokens.validBundle()
         } catch {
             throw APIError.authentication(error)
         }
     }
 
-    private func adapted(_ prepared: Prepared, token: String?) async throws(APIError) -> HTTPRequest {
+    private func adapted(_ prepared: Prepared, token: String?, type: String) async throws(APIError) -> HTTPRequest {
         var head = prepared.head
         if let token {
             do {
-                try head.headerFields.setChecked(name: .authorization, value: "Bearer \(token)")
+                let scheme = type.lowercased() == "dpop" ? "DPoP" : "Bearer"
+                try head.headerFields.setChecked(name: .authorization, value: "\(scheme) \(token)")
             } catch {
                 throw APIError(.invalidRequest, "the access token is not a valid header value", transportError: error)
             }
@@ -536,20 +605,28 @@ final class TokenBinding: Sendable {
     let tokens: TokenManager
     /// The token the attempt started with, sent if the session ended meanwhile.
     let fallback: String
-    private let box = Locked<String?>(nil)
+    /// Its type (`Bearer`, `DPoP`).
+    let fallbackType: String
+    private let box = Locked<(token: String, type: String)?>(nil)
 
-    init(tokens: TokenManager, fallback: String) {
+    init(tokens: TokenManager, fallback: String, fallbackType: String = "Bearer") {
         self.tokens = tokens
         self.fallback = fallback
+        self.fallbackType = fallbackType
     }
 
     /// The token sent by the last hop that carried one.
-    var sent: String? { self.box.withLock { $0 } }
+    var sent: String? { self.box.withLock { $0?.token } }
 
-    /// The `Authorization` value to send now.
+    /// The token and type sent by the last hop that carried one.
+    var sentCredential: (token: String, type: String)? { self.box.withLock { $0 } }
+
+    /// The `Authorization` value to send now: `Bearer <token>`, or `DPoP <token>` for a
+    /// DPoP-bound one (RFC 9449 §7.1).
     func bind() -> String {
-        let token = self.tokens.accessTokenForSending() ?? self.fallback
-        self.box.withLock { $0 = token }
-        return "Bearer \(token)"
+        let bundle = self.tokens.bundleForSending()
+        let credential = bundle.map { ($0.accessToken, $0.tokenType) } ?? (self.fallback, self.fallbackType)
+        self.box.withLock { $0 = credential }
+        return "\(credential.1.lowercased() == "dpop" ? "DPoP" : "Bearer") \(credential.0)"
     }
 }

@@ -12,6 +12,12 @@ struct ReferenceAccessClaims: JWTPayload {
     var jti: IDClaim
     /// The refresh-token family the token was issued with.
     var fam: String
+    /// The confirmation (RFC 7800) of a DPoP-bound token: the key's thumbprint (RFC 9449 §6.1).
+    var cnf: Confirmation?
+
+    struct Confirmation: Codable, Sendable {
+        var jkt: String
+    }
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

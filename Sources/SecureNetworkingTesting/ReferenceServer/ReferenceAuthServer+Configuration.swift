@@ -79,6 +79,21 @@ extension ReferenceAuthServer {
         /// (`http://127.0.0.1:PORT/…` or `http://[::1]:PORT/…`, any port, RFC 8252 §7.3).
         /// Default: `securenet-demo:/callback`.
         public var redirectURIs: [String] = ["securenet-demo:/callback"]
+        /// DPoP (RFC 9449): a token request with a valid proof gets tokens bound to the proof's
+        /// key (`token_type: DPoP`, `cnf.jkt`; the refresh tokens of the sign-in too), which are
+        /// then accepted only with `Authorization: DPoP` and a proof by that key. How far in the
+        /// past a proof's `iat` may lie, and how long its `jti` is remembered against replay.
+        /// Default 60 seconds.
+        public var dpopProofWindow: Duration = .seconds(60)
+        /// Whether proofs must carry a nonce the server supplied (RFC 9449 §8, §9): a proof
+        /// without a live one is answered `use_dpop_nonce` with a fresh `DPoP-Nonce`. Default
+        /// false.
+        public var requiresDPoPNonce = false
+        /// How long a nonce stays live. Default 5 minutes.
+        public var dpopNonceLifetime: Duration = .seconds(300)
+        /// Whether token requests must carry a DPoP proof (no bearer tokens are issued).
+        /// Default false.
+        public var requiresDPoP = false
 
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///

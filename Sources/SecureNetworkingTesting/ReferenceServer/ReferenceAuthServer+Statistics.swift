@@ -18,6 +18,20 @@ extension ReferenceAuthServer {
         public var revocations = 0
         /// Authorization codes issued by `/oauth/authorize`.
         public var authorizationCodes = 0
+        /// DPoP proofs (RFC 9449) that passed every check.
+        public var dpopProofsAccepted = 0
+        /// DPoP proofs refused (`invalid_dpop_proof`): a bad signature, method, URI, `iat`,
+        /// `ath`, or a replay.
+        public var dpopProofsRefused = 0
+        /// DPoP proofs refused because their `jti` had been seen before (counted in
+        /// ``dpopProofsRefused`` too).
+        public var dpopReplays = 0
+        /// `use_dpop_nonce` challenges answered (a proof without a live nonce while
+        /// ``ReferenceAuthServer/Configuration/requiresDPoPNonce`` is on).
+        public var dpopNonceChallenges = 0
+        /// Requests refused because a DPoP-bound access token came without a valid proof of its
+        /// key: as a bearer token, with no proof, or with another key's proof.
+        public var boundTokenMisuses = 0
         /// Sign-ins refused with 429 by the failed-sign-in limits.
         public var rateLimitedLogins = 0
         /// Every request the server answered, on any path.

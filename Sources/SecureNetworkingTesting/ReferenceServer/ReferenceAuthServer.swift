@@ -143,6 +143,14 @@ public final class ReferenceAuthServer: Sendable {
             authorizationUser: configuration.authorizationUser ?? configuration.users.first?.email,
             authorizationCodeLifetime: ReferenceTokenIssuer.seconds(configuration.authorizationCodeLifetime),
             redirectURIs: Set(configuration.redirectURIs),
+            dpop: ReferenceDPoPVerifier(
+                window: ReferenceTokenIssuer.seconds(configuration.dpopProofWindow),
+                requiresNonce: configuration.requiresDPoPNonce,
+                nonceLifetime: ReferenceTokenIssuer.seconds(configuration.dpopNonceLifetime),
+                state: state,
+                now: configuration.now
+            ),
+            requiresDPoP: configuration.requiresDPoP,
             now: configuration.now,
             logger: logger
         )

@@ -12,13 +12,19 @@ enum ReferenceHTTP {
         var fields = headers
         fields[.contentType] = "application/json"
         fields[.cacheControl] = "no-store"
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data("{}".utf8)
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// `{"error": code}` plus a message when given.
-    static func error(_ status: HTTPResponse.Status, _ code: String, message: String? = nil, headers: HTTPFields = [:]) -> Response {
+    static func error(
+        _ status: HTTPResponse.Status,
+        _ code: String,
+        message: String? = nil,
+        headers: HTTPFields = [:]
+    ) -> Response {
         var object: [String: Any] = ["error": code]
         if let message { object["message"] = message }
         return Self.json(status, object, headers: headers)
@@ -63,19 +69,24 @@ enum ReferenceHTTP {
         return Dictionary(Self.pairs(text, plusIsSpace: true), uniquingKeysWith: { _, last in last })
     }
 
-    /// How a request authenticated with a bearer token (RFC 6750 §2.1).
-    enum Bearer {
-        /// No `Authorization: Bearer` header at all.
+    /// The access token of an `Authorization` field: `Bearer` (RFC 6750 §2.1) or `DPoP`
+    /// (RFC 9449 §7.1).
+    enum AccessToken {
         case missing
-        /// A bearer credential (possibly empty).
-        case token(String)
+        case bearer(String)
+        case dpop(String)
     }
 
-    static func bearer(in headers: HTTPFields) -> Bearer {
+    static func accessToken(in headers: HTTPFields) -> AccessToken {
         guard let value = headers[.authorization] else { return .missing }
         let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard let scheme = parts.first, scheme.lowercased() == "bearer" else { return .missing }
-        return .token(parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        guard let scheme = parts.first?.lowercased() else { return .missing }
+        let token = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        switch scheme {
+        case "bearer": return .bearer(token)
+        case "dpop": return .dpop(token)
+        default: return .missing
+        }
     }
 
     /// The RFC 6750 challenge: `Bearer realm="reference"`, with `error="invalid_token"` and a
@@ -91,7 +102,8 @@ enum ReferenceHTTP {
     /// A status's reason phrase in snake case (`service_unavailable`), or `status_NNN`.
     static func reasonCode(_ status: HTTPResponse.Status) -> String {
         // HTTPTypes keeps no phrase for a status made from a bare code; NIOHTTP1 has the table.
-        let phrase = status.reasonPhrase.isEmpty
+        let phrase =
+            status.reasonPhrase.isEmpty
             ? HTTPResponseStatus(statusCode: status.code).reasonPhrase
             : status.reasonPhrase
         let words = phrase.lowercased().split { !$0.isLetter && !$0.isNumber }

@@ -9,6 +9,11 @@ extension ReferenceResponder {
 
     /// `POST /auth/login` with `{"email", "password"}`: a new refresh-token family.
     func login(_ exchange: Exchange) async -> Response {
+        let jkt: String?
+        switch self.tokenRequestKey(exchange) {
+        case .success(let key): jkt = key
+        case .failure(let refusal): return refusal.response
+        }
         guard let object = ReferenceHTTP.jsonObject(exchange.body),
             let email = object["email"] as? String,
             let password = object["password"] as? String
@@ -49,7 +54,41 @@ extension ReferenceResponder {
         guard succeeded else {
             return ReferenceHTTP.error(.unauthorized, "invalid_credentials", message: "the email or password is wrong")
         }
-        return await self.tokenResponse(email: email, familyID: self.state.openFamily(for: email)).response
+        return await self.tokenResponse(email: email, familyID: self.state.openFamily(for: email, jkt: jkt), jkt: jkt)
+            .response
+    }
+
+    /// The DPoP key a token request proved (nil without a proof), or the 400 to answer
+    /// (RFC 9449 §5: `invalid_dpop_proof`; §8: `use_dpop_nonce` with a fresh `DPoP-Nonce`).
+    /// Checked before anything is redeemed, so a nonce challenge never spends a code or a
+    /// refresh token.
+    func tokenRequestKey(_ exchange: Exchange) -> Result<String?, Refusal> {
+        switch self.dpop.verify(exchange.headers, method: exchange.method, uri: exchange.uri, accessToken: nil) {
+        case .absent:
+            guard !self.requiresDPoP else {
+                return .failure(Refusal(response: Self.dpopError("invalid_dpop_proof", "a DPoP proof is required")))
+            }
+            return .success(nil)
+        case .valid(let jkt):
+            return .success(jkt)
+        case .invalid(let reason):
+            return .failure(Refusal(response: Self.dpopError("invalid_dpop_proof", reason)))
+        case .nonceRequired(let nonce):
+            return .failure(
+                Refusal(
+                    response: Self.dpopError(
+                        "use_dpop_nonce",
+                        "the DPoP proof must carry the server's nonce",
+                        headers: [ReferenceDPoPVerifier.nonceHeaderName: nonce]
+                    )
+                )
+            )
+        }
+    }
+
+    /// An RFC 6749 §5.2-style 400 for a DPoP error at the token endpoint.
+    static func dpopError(_ code: String, _ description: String, headers: HTTPFields = [:]) -> Response {
+        ReferenceHTTP.json(.badRequest, ["error": code, "error_description": description], headers: headers)
     }
 
     /// `POST /oauth/token`, form-encoded or JSON: the refresh-token grant with rotation and
@@ -60,8 +99,13 @@ extension ReferenceResponder {
         else {
             return ReferenceHTTP.error(.badRequest, "invalid_request", message: "grant_type is required")
         }
+        let jkt: String?
+        switch self.tokenRequestKey(exchange) {
+        case .success(let key): jkt = key
+        case .failure(let refusal): return refusal.response
+        }
         if grant == "authorization_code" {
-            return await self.authorizationCodeGrant(fields)
+            return await self.authorizationCodeGrant(fields, jkt: jkt)
         }
         guard grant == "refresh_token" else {
             return ReferenceHTTP.error(
@@ -74,9 +118,20 @@ extension ReferenceResponder {
             return ReferenceHTTP.error(.badRequest, "invalid_request", message: "refresh_token is required")
         }
         let digest = ReferenceTokenIssuer.digest(refreshToken)
+        // RFC 9449 §5: a refresh token bound to a key is redeemed only with a proof by that key
+        // (checked before it is spent, so a thief's attempt costs the owner nothing).
+        if let bound = self.state.familyKey(ofRefreshToken: digest) {
+            guard let jkt else {
+                return Self.dpopError("invalid_dpop_proof", "this refresh token is DPoP-bound; a proof is required")
+            }
+            guard jkt == bound else {
+                self.logger.notice("a DPoP-bound refresh token was presented with another key's proof")
+                return Self.invalidGrant("the refresh token is bound to another key")
+            }
+        }
         switch self.state.redeemRefreshToken(digest: digest, now: self.now(), graceWindow: self.refreshGraceWindow) {
         case .redeemed(let familyID, let email):
-            let (response, issued) = await self.tokenResponse(email: email, familyID: familyID)
+            let (response, issued) = await self.tokenResponse(email: email, familyID: familyID, jkt: jkt)
             if let issued, self.refreshGraceWindow > 0 { self.state.recordSuccessor(of: digest, issued) }
             return response
         case .replayed(let issued):
@@ -132,10 +187,17 @@ extension ReferenceResponder {
         let response: Response
     }
 
-    /// The email of the bearer token's user, or the 401 to answer.
+    /// The email of the access token's user, or the 401 to answer. A bearer token is taken as
+    /// `Authorization: Bearer`; a DPoP-bound one only as `Authorization: DPoP` with a proof by
+    /// its key over this request and this token (RFC 9449 §7.1).
     func authenticate(_ exchange: Exchange) async -> Result<String, Refusal> {
         let token: String
-        switch ReferenceHTTP.bearer(in: exchange.headers) {
+        let presentedAsDPoP: Bool
+        switch ReferenceHTTP.accessToken(in: exchange.headers) {
+        case .dpop(let value):
+            (token, presentedAsDPoP) = (value, true)
+        case .bearer(let value):
+            (token, presentedAsDPoP) = (value, false)
         case .missing:
             return .failure(
                 Refusal(
@@ -147,16 +209,54 @@ extension ReferenceResponder {
                     )
                 )
             )
-        case .token(let value):
-            token = value
         }
         let description: String
         switch await self.issuer.check(accessToken: token) {
-        case .valid(let email): return .success(email)
+        case .valid(let email, let jkt):
+            switch (jkt, presentedAsDPoP) {
+            case (nil, false):
+                return .success(email)
+            case (nil, true):
+                return .failure(Self.dpopRefusal("invalid_token", "the access token is not DPoP-bound"))
+            case (.some, false):
+                self.state.recordBoundTokenMisuse()
+                return .failure(
+                    Self.dpopRefusal("invalid_token", "the access token is DPoP-bound; present it with a proof")
+                )
+            case (.some(let bound), true):
+                switch self.dpop.verify(
+                    exchange.headers,
+                    method: exchange.method,
+                    uri: exchange.uri,
+                    accessToken: token
+                ) {
+                case .valid(let proved) where proved == bound:
+                    return .success(email)
+                case .valid:
+                    self.state.recordBoundTokenMisuse()
+                    return .failure(
+                        Self.dpopRefusal("invalid_dpop_proof", "the proof's key is not the key the token is bound to")
+                    )
+                case .absent:
+                    self.state.recordBoundTokenMisuse()
+                    return .failure(Self.dpopRefusal("invalid_dpop_proof", "a DPoP proof is required"))
+                case .invalid(let reason):
+                    return .failure(Self.dpopRefusal("invalid_dpop_proof", reason))
+                case .nonceRequired(let nonce):
+                    return .failure(
+                        Self.dpopRefusal(
+                            "use_dpop_nonce",
+                            "the DPoP proof must carry the server's nonce",
+                            nonce: nonce
+                        )
+                    )
+                }
+            }
         case .expired: description = "the access token expired"
         case .revoked: description = "the access token was revoked"
         case .invalid: description = "the access token is not valid"
         }
+        if presentedAsDPoP { return .failure(Self.dpopRefusal("invalid_token", description)) }
         return .failure(
             Refusal(
                 response: ReferenceHTTP.error(
@@ -194,13 +294,24 @@ extension ReferenceResponder {
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
 
-    /// A token response for a new pair, and the pair (nil when signing failed).
+    /// A 401 with a `WWW-Authenticate: DPoP` challenge (RFC 9449 §7.1), `algs="ES256"`.
+    static func dpopRefusal(_ code: String, _ description: String, nonce: String? = nil) -> Refusal {
+        var headers: HTTPFields = [
+            .wwwAuthenticate: #"DPoP algs="ES256", error="\#(code)", error_description="\#(description)""#
+        ]
+        if let nonce { headers[ReferenceDPoPVerifier.nonceHeaderName] = nonce }
+        return Refusal(response: ReferenceHTTP.error(.unauthorized, code, message: description, headers: headers))
+    }
+
+    /// A token response for a new pair (bound to the DPoP key `jkt`, if given), and the pair
+    /// (nil when signing failed).
     func tokenResponse(
         email: String,
-        familyID: String
+        familyID: String,
+        jkt: String? = nil
     ) async -> (response: Response, issued: ReferenceTokenIssuer.Issued?) {
         do {
-            let issued = try await self.issuer.issue(email: email, familyID: familyID)
+            let issued = try await self.issuer.issue(email: email, familyID: familyID, jkt: jkt)
             return (Self.tokenJSON(issued), issued)
         } catch {
             self.logger.error("signing an access token failed")
@@ -213,7 +324,7 @@ extension ReferenceResponder {
             .ok,
             [
                 "access_token": issued.accessToken,
-                "token_type": "Bearer",
+                "token_type": issued.jkt == nil ? "Bearer" : "DPoP",
                 "expires_in": issued.expiresIn,
                 "refresh_token": issued.refreshToken,
                 "scope": "profile",

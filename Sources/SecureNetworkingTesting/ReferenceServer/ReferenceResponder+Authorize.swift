@@ -58,7 +58,7 @@ extension ReferenceResponder {
 
     /// The authorization code grant (RFC 6749 §4.1.3) with the PKCE check (RFC 7636 §4.6): the
     /// code is single-use and unexpired, and the client, redirect URI and verifier match it.
-    func authorizationCodeGrant(_ fields: [String: String]) async -> Response {
+    func authorizationCodeGrant(_ fields: [String: String], jkt: String?) async -> Response {
         guard let code = fields["code"], let redirectURI = fields["redirect_uri"], let clientID = fields["client_id"]
         else {
             return ReferenceHTTP.error(
@@ -85,9 +85,9 @@ extension ReferenceResponder {
         else {
             return Self.invalidGrant("the code_verifier does not match the code_challenge")
         }
-        let familyID = self.state.openFamily(for: record.email)
+        let familyID = self.state.openFamily(for: record.email, jkt: jkt)
         self.state.attachFamily(familyID, toCode: digest)
-        return await self.tokenResponse(email: record.email, familyID: familyID).response
+        return await self.tokenResponse(email: record.email, familyID: familyID, jkt: jkt).response
     }
 
     /// Registered exactly, or a loopback `http` redirect on any port (RFC 8252 §7.3, §8.3).

@@ -29,12 +29,19 @@ struct ReferenceResponder: HTTPResponder {
     let authorizationUser: String?
     let authorizationCodeLifetime: TimeInterval
     let redirectURIs: Set<String>
+    /// Checks DPoP proofs (RFC 9449).
+    let dpop: ReferenceDPoPVerifier
+    /// ``ReferenceAuthServer/Configuration/requiresDPoP``.
+    let requiresDPoP: Bool
     let now: @Sendable () -> Date
     let logger: Logger
 
     /// A request with its body read and its target split.
     struct Exchange {
         let method: HTTPRequest.Method
+        /// The request's scheme and authority (`Host`), for the URI a DPoP proof signs.
+        let scheme: String
+        let authority: String
         let headers: HTTPFields
         let rawPath: String
         let rawQuery: String?
@@ -45,6 +52,9 @@ struct ReferenceResponder: HTTPResponder {
         var query: [(String, String)] { self.rawQuery.map { ReferenceHTTP.pairs($0, plusIsSpace: false) } ?? [] }
 
         func queryValue(_ name: String) -> String? { self.query.first { $0.0 == name }?.1 }
+
+        /// The request's URI without its query: what a DPoP proof's `htu` must name.
+        var uri: String { "\(self.scheme)://\(self.authority)\(self.rawPath)" }
     }
 
     func respond(to request: Request, context: ReferenceRequestContext) async throws -> Response {
@@ -59,6 +69,10 @@ struct ReferenceResponder: HTTPResponder {
         }
         let exchange = Exchange(
             method: request.method,
+            // The server only speaks TLS (its HTTP/1.1 requests say `http`: the codec is not
+            // told about the TLS handler in front of it).
+            scheme: "https",
+            authority: request.head.authority ?? "",
             headers: request.headers,
             rawPath: rawPath,
             rawQuery: rawQuery,

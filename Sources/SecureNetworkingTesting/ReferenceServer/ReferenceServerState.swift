@@ -17,6 +17,9 @@ final class ReferenceServerState: Sendable {
     struct Family {
         let email: String
         var isRevoked = false
+        /// The DPoP key (RFC 7638 thumbprint) the family's refresh tokens are bound to, when the
+        /// sign-in carried a proof (RFC 9449 §5).
+        var jkt: String?
     }
 
     struct RefreshRecord {
@@ -37,6 +40,8 @@ final class ReferenceServerState: Sendable {
         let email: String
         let familyID: String
         let expiresAt: Date
+        /// The DPoP key the token is bound to (`cnf.jkt`), if any.
+        var jkt: String?
     }
 
     struct Storage {
@@ -51,6 +56,10 @@ final class ReferenceServerState: Sendable {
         var failedLogins: [String: [Date]] = [:]
         /// Authorization codes by digest.
         var codes: [String: CodeRecord] = [:]
+        /// DPoP proofs seen (`jkt:jti`) until their window ends.
+        var dpopJTIs: [String: Date] = [:]
+        /// DPoP nonces issued, until they expire.
+        var dpopNonces: [String: Date] = [:]
     }
 
     /// An authorization code and what it was issued for.
@@ -87,7 +96,8 @@ final class ReferenceServerState: Sendable {
 
     /// Whether an access token's family still stands.
     enum AccessCheck: Equatable {
-        case valid(email: String)
+        /// The token stands; `jkt` is the DPoP key it is bound to, if any.
+        case valid(email: String, jkt: String?)
         case expired
         case revoked
         case invalid
@@ -170,10 +180,22 @@ final class ReferenceServerState: Sendable {
     // MARK: Tokens
 
     /// Starts a refresh-token family for a sign-in and returns its id.
-    func openFamily(for email: String) -> String {
+    func openFamily(for email: String, jkt: String? = nil) -> String {
         let id = UUID().uuidString
-        self.storage.withLockedValue { $0.families[id] = Family(email: email) }
+        self.storage.withLockedValue { $0.families[id] = Family(email: email, jkt: jkt) }
         return id
+    }
+
+    /// The DPoP key the family of a refresh token is bound to (nil: unbound or unknown).
+    func familyKey(ofRefreshToken digest: String) -> String? {
+        self.storage.withLockedValue { storage in
+            storage.refreshTokens[digest].flatMap { storage.families[$0.familyID]?.jkt }
+        }
+    }
+
+    /// Counts a DPoP-bound access token presented without a valid proof of its key.
+    func recordBoundTokenMisuse() {
+        self.storage.withLockedValue { $0.statistics.boundTokenMisuses += 1 }
     }
 
     func storeRefreshToken(digest: String, familyID: String, expiresAt: Date) {
@@ -191,10 +213,55 @@ final class ReferenceServerState: Sendable {
         }
     }
 
-    func storeOpaqueAccessToken(digest: String, email: String, familyID: String, expiresAt: Date) {
+    func storeOpaqueAccessToken(digest: String, email: String, familyID: String, expiresAt: Date, jkt: String?) {
         self.storage.withLockedValue {
-            $0.opaqueAccessTokens[digest] = OpaqueAccessRecord(email: email, familyID: familyID, expiresAt: expiresAt)
+            $0.opaqueAccessTokens[digest] = OpaqueAccessRecord(
+                email: email,
+                familyID: familyID,
+                expiresAt: expiresAt,
+                jkt: jkt
+            )
         }
+    }
+
+    // MARK: DPoP
+
+    /// Counts a proof check's outcome.
+    func recordDPoP(_ outcome: ReferenceDPoPVerifier.Outcome) {
+        self.storage.withLockedValue { storage in
+            switch outcome {
+            case .absent: break
+            case .valid: storage.statistics.dpopProofsAccepted += 1
+            case .invalid(let reason):
+                storage.statistics.dpopProofsRefused += 1
+                if reason == "the DPoP proof was used before" { storage.statistics.dpopReplays += 1 }
+            case .nonceRequired: storage.statistics.dpopNonceChallenges += 1
+            }
+        }
+    }
+
+    /// Remembers a proof's `jkt:jti` until `expiresAt`; false when it was seen before.
+    func recordDPoPJTI(_ key: String, expiresAt: Date, now: Date) -> Bool {
+        self.storage.withLockedValue { storage in
+            storage.dpopJTIs = storage.dpopJTIs.filter { $0.value > now }
+            guard storage.dpopJTIs[key] == nil else { return false }
+            storage.dpopJTIs[key] = expiresAt
+            return true
+        }
+    }
+
+    /// A fresh nonce, live for `lifetime` seconds.
+    func issueDPoPNonce(now: Date, lifetime: TimeInterval) -> String {
+        let nonce = ReferenceTokenIssuer.randomToken()
+        self.storage.withLockedValue { storage in
+            storage.dpopNonces = storage.dpopNonces.filter { $0.value > now }
+            storage.dpopNonces[nonce] = now.addingTimeInterval(lifetime)
+        }
+        return nonce
+    }
+
+    func isLiveDPoPNonce(_ nonce: String, now: Date) -> Bool {
+        self.storage.withLockedValue { storage in (storage.dpopNonces[nonce] ?? .distantPast) > now }
     }
 
     /// Spends a refresh token. A second use of the same token revokes its whole family, unless
@@ -329,7 +396,7 @@ final class ReferenceServerState: Sendable {
             guard let family = storage.families[familyID], family.email == email,
                 storage.accounts[email] != nil
             else { return .invalid }
-            return family.isRevoked ? .revoked : .valid(email: email)
+            return family.isRevoked ? .revoked : .valid(email: email, jkt: nil)
         }
     }
 
@@ -340,7 +407,7 @@ final class ReferenceServerState: Sendable {
                 let family = storage.families[record.familyID]
             else { return .invalid }
             if family.isRevoked { return .revoked }
-            return now < record.expiresAt ? .valid(email: record.email) : .expired
+            return now < record.expiresAt ? .valid(email: record.email, jkt: record.jkt) : .expired
         }
     }
 

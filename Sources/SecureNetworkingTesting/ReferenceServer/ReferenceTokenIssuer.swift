@@ -11,6 +11,8 @@ struct ReferenceTokenIssuer: Sendable {
         let accessToken: String
         let refreshToken: String
         let expiresIn: Int
+        /// The DPoP key the access token is bound to (`token_type: DPoP`), if any.
+        let jkt: String?
     }
 
     let format: ReferenceAuthServer.TokenFormat
@@ -36,8 +38,9 @@ struct ReferenceTokenIssuer: Sendable {
         }
     }
 
-    /// Issues an access token and the next refresh token of `familyID`.
-    func issue(email: String, familyID: String) async throws -> Issued {
+    /// Issues an access token (bound to the DPoP key `jkt`, if given) and the next refresh token
+    /// of `familyID`.
+    func issue(email: String, familyID: String, jkt: String? = nil) async throws -> Issued {
         let issuedAt = self.now()
         let accessExpiry = issuedAt.addingTimeInterval(self.accessTokenLifetime)
         let accessToken: String
@@ -47,7 +50,8 @@ struct ReferenceTokenIssuer: Sendable {
                 iat: IssuedAtClaim(value: issuedAt),
                 exp: ExpirationClaim(value: accessExpiry),
                 jti: IDClaim(value: UUID().uuidString),
-                fam: familyID
+                fam: familyID,
+                cnf: jkt.map { ReferenceAccessClaims.Confirmation(jkt: $0) }
             )
             accessToken = try await keys.sign(claims)
         } else {
@@ -56,7 +60,8 @@ struct ReferenceTokenIssuer: Sendable {
                 digest: Self.digest(accessToken),
                 email: email,
                 familyID: familyID,
-                expiresAt: accessExpiry
+                expiresAt: accessExpiry,
+                jkt: jkt
             )
         }
         let refreshToken = Self.randomToken()
@@ -68,7 +73,8 @@ struct ReferenceTokenIssuer: Sendable {
         return Issued(
             accessToken: accessToken,
             refreshToken: refreshToken,
-            expiresIn: Int(self.accessTokenLifetime.rounded())
+            expiresIn: Int(self.accessTokenLifetime.rounded()),
+            jkt: jkt
         )
     }
 
@@ -82,7 +88,9 @@ struct ReferenceTokenIssuer: Sendable {
             return .invalid
         }
         guard self.now() < claims.exp.value else { return .expired }
-        return self.state.checkFamily(claims.fam, email: claims.sub.value)
+        let family = self.state.checkFamily(claims.fam, email: claims.sub.value)
+        guard case .valid(let email, _) = family else { return family }
+        return .valid(email: email, jkt: claims.cnf?.jkt)
     }
 
     /// The family of an access token this server issued (signature checked, expiry not: an
