@@ -2,7 +2,7 @@
 """Type-checks the Apple-only sources on Linux against the interface stubs.
 
 1. Builds the stub modules under AppleInterfaceStubs/ (`Security`, `LocalAuthentication`,
-   `AuthenticationServices`) into
+   `AuthenticationServices`, `CryptoKit`) into
    AppleInterfaceStubs/.build/modules, so that `#if canImport(Security)` and
    `#if canImport(LocalAuthentication)` turn on for this check only.
 2. For every package module that holds Apple-only code, reruns the exact compiler invocation
@@ -26,7 +26,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 STUBS = os.path.join(ROOT, "AppleInterfaceStubs")
 OUT = os.path.join(STUBS, ".build", "modules")
 # The stub modules, in dependency order.
-STUB_MODULES = ["Security", "LocalAuthentication", "AuthenticationServices"]
+STUB_MODULES = ["Security", "LocalAuthentication", "AuthenticationServices", "CryptoKit"]
 # The package modules whose sources hold Apple-only code, checked in full, in dependency order.
 # The first two are also emitted under the stubs (OUT/checked) so that SecureNetworking is
 # checked against their Apple-platform interface (URLSessionTransport exists only there).
@@ -99,7 +99,7 @@ def typecheck(manifest, module):
     checks = os.path.join(STUBS, "Checks", module)
     if os.path.isdir(checks):
         sources += sorted(os.path.join(checks, f) for f in os.listdir(checks) if f.endswith(".swift"))
-    apple = [s for s in sources if re.search(r"canImport\((Security|LocalAuthentication|AuthenticationServices)\)", open(s).read())]
+    apple = [s for s in sources if re.search(r"canImport\((Security|LocalAuthentication|AuthenticationServices|CryptoKit)\)", open(s).read())]
     print(f"apple-typecheck: {module}: {len(sources)} files, with Apple-only code: "
           + ", ".join(os.path.relpath(s, ROOT) for s in apple), flush=True)
     if not run(["swiftc", "-typecheck"] + flags + sources):

@@ -33,16 +33,23 @@ struct DemoWorld: Sendable {
         )
         configuration.now = { clock.now }
         let server = try await ReferenceAuthServer.start(configuration)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securenet-demo-\(UUID().uuidString)")
-        let store = EncryptedFileStore(directory: directory, keySource: .keyFile(at: directory.appendingPathComponent("store.key")))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "securenet-demo-\(UUID().uuidString)"
+        )
+        let store = EncryptedFileStore(
+            directory: directory,
+            keySource: .keyFile(at: directory.appendingPathComponent("store.key"))
+        )
         do {
-            let client = try SecureAPIClient(configuration: try Self.configuration(
-                baseURL: server.baseURL,
-                store: store,
-                policy: try Self.pinnedPolicy(pki),
-                clientIdentity: nil,
-                clock: clock
-            ))
+            let client = try SecureAPIClient(
+                configuration: try Self.configuration(
+                    baseURL: server.baseURL,
+                    store: store,
+                    policy: try Self.pinnedPolicy(pki),
+                    clientIdentity: nil,
+                    clock: clock
+                )
+            )
             return DemoWorld(
                 pki: pki,
                 clock: clock,
@@ -66,8 +73,15 @@ struct DemoWorld: Sendable {
     }
 
     var loginRequest: Request<TokenResponse> {
-        struct Login: Encodable, Sendable { var email: String; var password: String }
-        return .post("auth/login", body: .json(Login(email: Self.email, password: self.password)), requiresAuthentication: false)
+        struct Login: Encodable, Sendable {
+            var email: String
+            var password: String
+        }
+        return .post(
+            "auth/login",
+            body: .json(Login(email: Self.email, password: self.password)),
+            requiresAuthentication: false
+        )
     }
 
     var plainURL: URL { URL(string: "http://localhost:\(self.server.port)/")! }
@@ -83,9 +97,14 @@ struct DemoWorld: Sendable {
 
     /// A device that also trusts an interception CA (a debugging proxy's, or one an attacker got installed).
     func deviceTrustPolicy(pinned: Bool) throws -> TransportSecurityPolicy {
-        var policy = TransportSecurityPolicy(trustAnchors: .only([self.pki.root.certificate, self.pki.interceptionCA.certificate]))
+        var policy = TransportSecurityPolicy(
+            trustAnchors: .only([self.pki.root.certificate, self.pki.interceptionCA.certificate])
+        )
         if pinned {
-            policy.pinning.pin(try HostPattern("localhost"), to: try PinSet(pins: [self.pki.intermediate.pin, self.pki.root.pin]))
+            policy.pinning.pin(
+                try HostPattern("localhost"),
+                to: try PinSet(pins: [self.pki.intermediate.pin, self.pki.root.pin])
+            )
         }
         return policy
     }
@@ -95,14 +114,16 @@ struct DemoWorld: Sendable {
         baseURL: URL? = nil,
         store: any SecureStore = InMemoryStore(),
         policy: TransportSecurityPolicy? = nil,
-        clientIdentity: ClientIdentity? = nil
+        clientIdentity: ClientIdentity? = nil,
+        dpop: DPoPSigner? = nil
     ) throws -> SecureAPIClient.Configuration {
         try Self.configuration(
             baseURL: baseURL ?? self.server.baseURL,
             store: store,
             policy: try policy ?? Self.pinnedPolicy(self.pki),
             clientIdentity: clientIdentity,
-            clock: self.clock
+            clock: self.clock,
+            dpop: dpop
         )
     }
 
@@ -111,7 +132,8 @@ struct DemoWorld: Sendable {
         store: any SecureStore,
         policy: TransportSecurityPolicy,
         clientIdentity: ClientIdentity?,
-        clock: DemoClock
+        clock: DemoClock,
+        dpop: DPoPSigner? = nil
     ) throws -> SecureAPIClient.Configuration {
         var transport = HTTPTransportConfiguration(policy: policy)
         transport.clientIdentity = clientIdentity
@@ -122,10 +144,13 @@ struct DemoWorld: Sendable {
                 client: .publicClient(id: Self.clientID),
                 store: store,
                 configuration: TokenManager.Configuration(inactivityTimeout: .seconds(15 * 60)),
+                dpop: dpop,
                 now: { clock.now }
             )
         )
         configuration.retry = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(50))
+        // The same clock as the token manager's: a sign-in's expiry is measured on it.
+        configuration.now = { clock.now }
         return configuration
     }
 

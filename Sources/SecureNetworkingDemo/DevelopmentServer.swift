@@ -39,12 +39,20 @@ public struct DevelopmentServer: Sendable {
     ///   - directory: where the files go.
     ///   - port: the port on 127.0.0.1; 0 picks a free one.
     ///   - accessTokenLifetime: how long access tokens live.
-    public static func start(directory: URL, port: Int = 0, accessTokenLifetime: Duration = .seconds(300)) async throws -> DevelopmentServer {
+    public static func start(
+        directory: URL,
+        port: Int = 0,
+        accessTokenLifetime: Duration = .seconds(300)
+    ) async throws -> DevelopmentServer {
         let pki = try TestPKI(referenceTime: Date())
         let chain = try pki.validChain()
         let client = try pki.clientIdentity(commonName: "securenet-dev-client")
         let manager = FileManager.default
-        try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try manager.createDirectory(
+            at: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
 
         let files = (

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import NIOConcurrencyHelpers
 import SecureNetworking
 import SecureNetworkingTesting
 
@@ -8,13 +9,15 @@ import SecureNetworkingTesting
 public enum DemoStepID: String, CaseIterable, Sendable {
     case plainHTTPRefused, signIn, pinnedProfile, concurrentRefresh, mitmRejected, mitmWithoutPins
     case mutualTLS, mutualTLSWithoutCertificate, refreshTokenReuse, inactivitySignOut, browserSignIn
+    case dpopBoundRequest, stolenDPoPTokenRefused
 }
 
 /// The whole flow against the reference auth server, step by step: what `securenet demo` runs.
 ///
 /// It starts the reference server in-process on a free loopback port with a fresh TestPKI and
 /// walks a ``SecureAPIClient`` through the policy, sign-in, pinned TLS, token expiry under load,
-/// a man-in-the-middle, mutual TLS, refresh-token theft and inactivity. Every step checks what
+/// a man-in-the-middle, mutual TLS, refresh-token theft, inactivity, a browser sign-in and
+/// DPoP-bound tokens. Every step checks what
 /// happened against what should have happened; nothing leaves loopback.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 public struct SecureNetworkingDemo: Sendable {
@@ -261,6 +264,63 @@ public struct SecureNetworkingDemo: Sendable {
                 "GET /oauth/authorize with an S256 challenge → code at \(receiver.redirectURI.absoluteString) (state checked) → exchanged once with the verifier → GET /user/profile → \(profile.displayName); the same code again: invalid_grant"
             )
         }
+
+        await self.dpopSteps(world, results)
+    }
+
+    /// 10–11: tokens bound to a key (RFC 9449), and what a thief can do with a copy.
+    private func dpopSteps(_ world: DemoWorld, _ results: DemoResults) async {
+        let session = NIOLockedValueBox<(SecureAPIClient, DPoPKey)?>(nil)
+        await results.check(.dpopBoundRequest, "DPoP-bound request") {
+            // The key lives in the encrypted file store, like the tokens.
+            let key = try await DPoPKey.stored(in: world.store)
+            let client = try SecureAPIClient(
+                configuration: try world.configuration(dpop: DPoPSigner(key: key, now: { world.clock.now }))
+            )
+            session.withLockedValue { $0 = (client, key) }
+            let bundle = try await client.signIn(world.loginRequest)
+            let profile = try await client.send(Request<DemoProfile>.get("user/profile"))
+            let accepted = world.server.statistics.dpopProofsAccepted
+            return (
+                bundle.tokenType == "DPoP" && profile.email == DemoWorld.email && accepted == 2,
+                "sign-in with a proof by a P-256 key (jkt \(key.thumbprint.prefix(12))…, kept in the encrypted store) → token_type DPoP, bound to the key; GET /user/profile with Authorization: DPoP and a proof signed over GET, the URL and the token → \(profile.displayName) (\(accepted) proofs accepted)"
+            )
+        }
+        await results.check(.stolenDPoPTokenRefused, "stolen DPoP token refused") {
+            let (client, _) = try requireValue(session.withLockedValue { $0 }, "no DPoP session")
+            let stolen = try requireValue(await client.tokens?.currentBundle(), "no DPoP session")
+            let url = world.server.baseURL.appendingPathComponent("user/profile")
+            var request = HTTPRequest(method: .get, url: url)
+            // The thief sends the copied token as a bearer token, then with a proof of its own key.
+            request.headerFields[.authorization] = "Bearer \(stolen.accessToken)"
+            let asBearer = try await client.transport.send(request).response.status.code
+            request.headerFields[.authorization] = "DPoP \(stolen.accessToken)"
+            request.headerFields[DPoPSigner.headerName] = try DPoPSigner(key: DPoPKey(), now: { world.clock.now })
+                .proof(for: request, accessToken: stolen.accessToken)
+            let withOwnKey = try await client.transport.send(request).response.status.code
+            // And the copied refresh token, with the thief's key: refused before it is spent.
+            let thiefEndpoint = OAuthTokenEndpoint(
+                url: world.server.baseURL.appendingPathComponent("oauth/token"),
+                transport: client.transport,
+                client: .publicClient(id: DemoWorld.clientID),
+                dpop: DPoPSigner(key: DPoPKey(), now: { world.clock.now })
+            )
+            let stolenRefreshToken = try requireValue(stolen.refreshToken, "no refresh token")
+            var refreshRefused = false
+            do throws(TokenAuthError) {
+                _ = try await thiefEndpoint.refresh(using: stolenRefreshToken)
+            } catch {
+                refreshRefused = error.code == .invalidGrant
+            }
+            let ownerStillServed =
+                try await client.send(Request<DemoProfile>.get("user/profile")).email == DemoWorld.email
+            let misuses = world.server.statistics.boundTokenMisuses
+            return (
+                asBearer == 401 && withOwnKey == 401 && refreshRefused && ownerStillServed && misuses == 2,
+                "the copied access token as Bearer → \(asBearer), as DPoP with another key's proof → \(withOwnKey); the copied refresh token with another key → invalid_grant; the owner's next request → 200"
+            )
+        }
+        await session.withLockedValue { $0 }?.0.shutdown()
     }
 }
 

@@ -7,15 +7,13 @@ public import SecureStorage
 ///
 /// The private key never leaves the value (its description shows only the public key's
 /// thumbprint). Keep it in the session's secure store with ``stored(in:key:)`` so that a
-/// relaunched app can still use the tokens bound to it; on Apple platforms it can also be a
-/// Secure Enclave key (``init(publicKey:sign:)``, see `DPoPKey.secureEnclave` in the Apple
-/// adapter), whose private half no process can read.
+/// relaunched app can still use the tokens bound to it. On Apple platforms it can be a Secure
+/// Enclave key instead (`DPoPKey.secureEnclave(in:key:)`), whose private half no process can
+/// read; any other signer fits ``init(publicKey:sign:)``.
 public struct DPoPKey: Sendable, CustomStringConvertible {
     /// The public key, as the proofs' `jwk` header carries it.
     public let publicKey: P256.Signing.PublicKey
     private let signer: @Sendable (Data) throws -> P256.Signing.ECDSASignature
-    /// The key's raw private representation when it is a software key (for the store).
-    let rawPrivateKey: Data?
 
     /// A new random software key.
     public init() {
@@ -26,7 +24,6 @@ public struct DPoPKey: Sendable, CustomStringConvertible {
     public init(_ privateKey: P256.Signing.PrivateKey) {
         self.publicKey = privateKey.publicKey
         self.signer = { try privateKey.signature(for: $0) }
-        self.rawPrivateKey = privateKey.rawRepresentation
     }
 
     /// A key held elsewhere (a Secure Enclave, a hardware token): its public key, and a function
@@ -37,7 +34,6 @@ public struct DPoPKey: Sendable, CustomStringConvertible {
     ) {
         self.publicKey = publicKey
         self.signer = sign
-        self.rawPrivateKey = nil
     }
 
     /// The key kept in `store` under `key`, made and stored on first use.
@@ -49,7 +45,25 @@ public struct DPoPKey: Sendable, CustomStringConvertible {
         in store: any SecureStore,
         key: String = "SecureNetworking.dpopKey"
     ) async throws(TokenAuthError) -> DPoPKey {
-        // Two processes sharing the store (an app and its extension) must not each make a key.
+        try await Self.stored(
+            in: store,
+            key: key,
+            restore: { DPoPKey(try P256.Signing.PrivateKey(rawRepresentation: $0)) },
+            create: {
+                let privateKey = P256.Signing.PrivateKey()
+                return (DPoPKey(privateKey), privateKey.rawRepresentation)
+            }
+        )
+    }
+
+    /// Loads the key kept under `key`, or creates one and keeps what `create` returns to store,
+    /// under the store's cross-process lock (an app and its extension must not each make a key).
+    static func stored(
+        in store: any SecureStore,
+        key: String,
+        restore: (Data) throws -> DPoPKey,
+        create: () throws -> (DPoPKey, Data)
+    ) async throws(TokenAuthError) -> DPoPKey {
         let lock: CrossProcessLock?
         do {
             lock = try await store.lockAcrossProcesses(timeout: .seconds(10))
@@ -64,15 +78,21 @@ public struct DPoPKey: Sendable, CustomStringConvertible {
             throw .storage(error, "the DPoP key could not be read")
         }
         if let existing {
-            guard let privateKey = try? P256.Signing.PrivateKey(rawRepresentation: existing) else {
-                throw TokenAuthError(.storageFailure, "the stored DPoP key is not a P-256 private key")
+            guard let restored = try? restore(existing) else {
+                throw TokenAuthError(.storageFailure, "the stored DPoP key cannot be restored")
             }
-            return DPoPKey(privateKey)
+            return restored
         }
-        let created = DPoPKey()
+        let created: DPoPKey
+        let representation: Data
         do {
-            // The raw representation is only ever written to the secure store.
-            try await store.set(created.rawPrivateKey!, forKey: key)
+            (created, representation) = try create()
+        } catch {
+            throw TokenAuthError(.proofOfPossessionFailed, "a DPoP key could not be created")
+        }
+        do {
+            // The representation is only ever written to the secure store.
+            try await store.set(representation, forKey: key)
         } catch {
             throw .storage(error, "the DPoP key could not be stored")
         }
