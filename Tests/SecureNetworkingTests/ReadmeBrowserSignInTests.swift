@@ -37,19 +37,7 @@ func signInWithBrowser(
 @Suite("README: signing in in the browser")
 struct ReadmeBrowserSignInTests {
     @Test func theREADMEShowsThisFilesExample() throws {
-        let readme = try String(contentsOf: ReadmeQuickStartTests.readme, encoding: .utf8)
-        let section = try #require(readme.range(of: "### Signing in in the browser"))
-        let start = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        let snippet = ReadmeQuickStartTests.normalised(readme[start.upperBound..<end.lowerBound])
-        let source = ReadmeQuickStartTests.normalised(
-            try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        )
-        #expect(snippet.count > 15)
-        #expect(
-            source.joined(separator: "\n").contains(snippet.joined(separator: "\n")),
-            "README and ReadmeBrowserSignInTests differ"
-        )
+        try ReadmeQuickStartTests.expectREADMEExample(under: "### Signing in in the browser", in: #filePath, minimumLines: 15)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)

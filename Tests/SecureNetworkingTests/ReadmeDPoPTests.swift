@@ -29,19 +29,7 @@ func makeDPoPClient(
 @Suite("README: bearer or DPoP")
 struct ReadmeDPoPTests {
     @Test func theREADMEShowsThisFilesExample() throws {
-        let readme = try String(contentsOf: ReadmeQuickStartTests.readme, encoding: .utf8)
-        let section = try #require(readme.range(of: "### Bearer or DPoP"))
-        let start = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
-        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        let snippet = ReadmeQuickStartTests.normalised(readme[start.upperBound..<end.lowerBound])
-        let source = ReadmeQuickStartTests.normalised(
-            try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        )
-        #expect(snippet.count > 10)
-        #expect(
-            source.joined(separator: "\n").contains(snippet.joined(separator: "\n")),
-            "README and ReadmeDPoPTests differ"
-        )
+        try ReadmeQuickStartTests.expectREADMEExample(under: "### Bearer or DPoP", in: #filePath, minimumLines: 10)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)

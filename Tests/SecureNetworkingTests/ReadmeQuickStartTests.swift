@@ -51,6 +51,22 @@ struct ReadmeQuickStartTests {
             .filter { !$0.isEmpty }
     }
 
+    /// Expects the first Swift block after `heading` in the README to appear, line for line
+    /// (indentation and blank lines aside), in the test file at `filePath`.
+    static func expectREADMEExample(under heading: String, in filePath: String, minimumLines: Int = 10) throws {
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let section = try #require(readme.range(of: heading))
+        let start = try #require(readme.range(of: "```swift\n", range: section.upperBound..<readme.endIndex))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let snippet = Self.normalised(readme[start.upperBound..<end.lowerBound])
+        let source = Self.normalised(try String(contentsOf: URL(fileURLWithPath: filePath), encoding: .utf8))
+        #expect(snippet.count > minimumLines)
+        #expect(
+            source.joined(separator: "\n").contains(snippet.joined(separator: "\n")),
+            "the README's example under \(heading) and \(URL(fileURLWithPath: filePath).lastPathComponent) differ"
+        )
+    }
+
     @Test func theREADMEShowsThisFilesQuickStart() throws {
         let readme = try String(contentsOf: Self.readme, encoding: .utf8)
         let section = try #require(readme.range(of: "## Quick start"))
