@@ -54,26 +54,54 @@ public final class DPoPSigner: Sendable, CustomStringConvertible {
         var path = request.path ?? "/"
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<end]) }
         if path.isEmpty { path = "/" }
-        var claims: [String: Any] = [
-            "htm": request.method.rawValue,
-            "htu": origin + path,
-            "iat": Int(self.now().timeIntervalSince1970),
-            "jti": Base64URL.encode(PKCE.randomBytes(16)),
-        ]
+        // The claims in a fixed order, written directly (JSONSerialization costs more than the
+        // signature on Linux). Every value is a JSON string or an integer.
+        var claims = "{"
         if let accessToken {
-            claims["ath"] = Base64URL.encode(Array(SHA256.hash(data: Data(accessToken.utf8))))
+            claims += #""ath":""# + Base64URL.encode(SHA256.hash(data: Data(accessToken.utf8))) + #"","#
         }
+        claims += #""htm":"# + Self.jsonString(request.method.rawValue)
+        claims += #","htu":"# + Self.jsonString(origin + path)
+        claims += #","iat":"# + String(Int(self.now().timeIntervalSince1970))
+        claims += #","jti":""# + Base64URL.encode(Self.randomBytes(16)) + "\""
         if let nonce = self.nonces.withLock({ $0[origin] }) {
-            claims["nonce"] = nonce
+            claims += #","nonce":"# + Self.jsonString(nonce)
         }
-        let signingInput = self.headerSegment + "." + Self.segment(claims)
+        claims += "}"
+        let signingInput = self.headerSegment + "." + Base64URL.encode(Array(claims.utf8))
         let signature: Data
         do {
             signature = try self.key.sign(Data(signingInput.utf8))
         } catch {
             throw TokenAuthError(.proofOfPossessionFailed, "the DPoP key could not sign the proof")
         }
-        return signingInput + "." + Base64URL.encode(Array(signature))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    /// `count` random bytes from the system's generator, eight at a time.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return Array(bytes.prefix(count))
+    }
+
+    /// `text` as a JSON string (RFC 8259 §7): quotes, backslashes and control characters
+    /// escaped.
+    static func jsonString(_ text: String) -> String {
+        var output = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case _ where scalar.value < 0x20: output += String(format: "\\u%04x", scalar.value)
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        return output + "\""
     }
 
     /// Remembers the `DPoP-Nonce` of `response` (to `request`) for the next proofs to that

@@ -72,6 +72,22 @@ struct DPoPTests {
         #expect(!String(describing: signer).contains("n-1"))
     }
 
+    /// The hand-written encoders behind each proof agree with Foundation's.
+    @Test func theProofsEncodersAgreeWithFoundation() throws {
+        for length in 0..<70 {
+            let bytes = DPoPSigner.randomBytes(length)
+            #expect(bytes.count == length)
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected, "\(length) bytes")
+        }
+        for text in ["plain", #"a"quote"#, #"back\slash"#, "tab\tnew\nline\u{1}", "ü/ß"] {
+            let json = Data("[\(DPoPSigner.jsonString(text))]".utf8)
+            #expect(try JSONSerialization.jsonObject(with: json) as? [String] == [text])
+        }
+    }
+
     /// RFC 7638 §3 over the JWK of RFC 9449 §4.2's example proof gives the `jkt` of its §6.1
     /// example.
     @Test func theThumbprintIsRFC7638() throws {
