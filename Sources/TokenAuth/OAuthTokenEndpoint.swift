@@ -157,7 +157,7 @@ public struct OAuthTokenEndpoint: TokenRefresher {
             dpop: self.dpop
         )
         let token = try Self.parse(response)
-        if self.dpop != nil, token.tokenType.lowercased() != "dpop" {
+        if self.dpop != nil, !token.isDPoPBound {
             // RFC 9449 §5: a client that asked for a DPoP-bound token may discard a Bearer one.
             // It does: the app chose DPoP so that a stolen token would be useless.
             throw TokenAuthError(

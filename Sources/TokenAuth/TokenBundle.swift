@@ -47,13 +47,35 @@ public struct TokenBundle: Codable, Hashable, Sendable, CustomStringConvertible,
         )
     }
 
-    /// The `Authorization` header value: `Bearer <token>`.
-    public var authorizationValue: String { "\(self.tokenType.lowercased() == "bearer" ? "Bearer" : self.tokenType) \(self.accessToken)" }
+    /// The `Authorization` header value: `Bearer <token>`, or `DPoP <token>` for a DPoP-bound
+    /// token.
+    public var authorizationValue: String {
+        Self.authorizationValue(tokenType: self.tokenType, accessToken: self.accessToken)
+    }
+
+    /// Whether the access token is bound to a DPoP key (`token_type` `DPoP`, RFC 9449 §5): it is
+    /// sent as `Authorization: DPoP` with a proof.
+    public var isDPoPBound: Bool { Self.isDPoP(tokenType: self.tokenType) }
+
+    /// Whether `tokenType` names DPoP (token types compare case-insensitively, RFC 6749 §7.1).
+    public static func isDPoP(tokenType: String) -> Bool { tokenType.lowercased() == "dpop" }
+
+    /// The `Authorization` value for an access token of `tokenType`: `Bearer <token>`
+    /// (RFC 6750 §2.1) or `DPoP <token>` (RFC 9449 §7.1), the scheme spelled canonically
+    /// whatever the case the server used; another type as it is.
+    public static func authorizationValue(tokenType: String, accessToken: String) -> String {
+        switch tokenType.lowercased() {
+        case "bearer": "Bearer \(accessToken)"
+        case "dpop": "DPoP \(accessToken)"
+        default: "\(tokenType) \(accessToken)"
+        }
+    }
 
     /// Type, expiry and scope; the tokens are redacted.
     public var description: String {
         let refresh = self.refreshToken == nil ? "none" : "<redacted>"
-        return "TokenBundle(\(self.tokenType), access: <redacted>, refresh: \(refresh), expires: \(self.expiresAt), scope: \(self.scope ?? "-"))"
+        return
+            "TokenBundle(\(self.tokenType), access: <redacted>, refresh: \(refresh), expires: \(self.expiresAt), scope: \(self.scope ?? "-"))"
     }
 
     /// The same as ``description``.

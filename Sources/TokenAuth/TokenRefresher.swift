@@ -59,6 +59,9 @@ public struct TokenResponse: Codable, Hashable, Sendable, CustomStringConvertibl
         self.scope = scope
     }
 
+    /// Whether the token endpoint issued a DPoP-bound token (`token_type` `DPoP`, RFC 9449 §5).
+    public var isDPoPBound: Bool { TokenBundle.isDPoP(tokenType: self.tokenType) }
+
     /// Type, lifetime and scope; the tokens are redacted.
     public var description: String {
         "TokenResponse(\(self.tokenType), expires_in: \(self.expiresIn.map { "\($0)" } ?? "-"), refresh: \(self.refreshToken == nil ? "none" : "<redacted>"))"

@@ -72,6 +72,16 @@ struct DPoPTests {
         #expect(!String(describing: signer).contains("n-1"))
     }
 
+    /// Token types compare case-insensitively (RFC 6749 §7.1); the scheme is spelled canonically.
+    @Test func theAuthorizationSchemeFollowsTheTokenType() {
+        #expect(TokenBundle.authorizationValue(tokenType: "dpop", accessToken: "t") == "DPoP t")
+        #expect(TokenBundle.authorizationValue(tokenType: "bearer", accessToken: "t") == "Bearer t")
+        #expect(TokenBundle.authorizationValue(tokenType: "MAC", accessToken: "t") == "MAC t")
+        let bundle = TokenBundle(accessToken: "t", refreshToken: nil, expiresAt: Date(), tokenType: "DPoP")
+        #expect(bundle.isDPoPBound && bundle.authorizationValue == "DPoP t")
+        #expect(!TokenResponse(accessToken: "t", tokenType: "Bearer", expiresIn: nil).isDPoPBound)
+    }
+
     /// The hand-written encoders behind each proof agree with Foundation's.
     @Test func theProofsEncodersAgreeWithFoundation() throws {
         for length in 0..<70 {

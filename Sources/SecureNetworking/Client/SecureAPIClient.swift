@@ -213,7 +213,10 @@ public final class SecureAPIClient: Sendable {
                 let status = response.response.status.code
                 self.logger.debug("← \(status) \(request.method.rawValue) \(prepared.logPath)")
                 if let dpop = self.dpop, binding != nil || provesKeyWithoutToken {
-                    dpop.noteNonce(in: response.response, from: response.url)
+                    // The URL is built only when there is a nonce to keep.
+                    if response.response.headerFields[DPoPSigner.nonceHeaderName] != nil {
+                        dpop.noteNonce(in: response.response, from: response.url)
+                    }
                     // RFC 9449 §8, §9: the server wants a nonce in the proof; answered once,
                     // with the nonce it just supplied, and without touching the token.
                     if !answeredNonceChallenge, !response.redirectedAcrossOrigins,
@@ -236,7 +239,7 @@ public final class SecureAPIClient: Sendable {
                 // A 401 judges the token only if it reached the origin that answered: after a
                 // redirect to another origin the token was not sent.
                 if status == 401, let binding, let tokens = self.tokens, !response.redirectedAcrossOrigins {
-                    let sent = binding.sent ?? binding.fallback
+                    let sent = binding.sent ?? binding.fallback.token
                     var next: String?
                     do {
                         if !refreshedAfter401 {
@@ -314,7 +317,7 @@ public final class SecureAPIClient: Sendable {
         } catch {
             throw APIError(.decodingFailed, "the sign-in answer is not a token response")
         }
-        if self.dpop != nil, tokenResponse.tokenType.lowercased() != "dpop" {
+        if self.dpop != nil, !tokenResponse.isDPoPBound {
             // RFC 9449 §5: a client that proved its key may discard a Bearer token; this one does.
             throw APIError(
                 .decodingFailed,
@@ -406,10 +409,10 @@ public final class SecureAPIClient: Sendable {
             if let dpop = self.dpop {
                 // The proof signs the hop as it goes out and the token just bound (`ath`).
                 proof = { request, _ in
-                    guard let (token, type) = binding.sentCredential, type.lowercased() == "dpop" else { return nil }
+                    guard let sent = binding.sentCredential, sent.isDPoPBound else { return nil }
                     return HTTPField(
                         name: DPoPSigner.headerName,
-                        value: try dpop.proof(for: request, accessToken: token)
+                        value: try dpop.proof(for: request, accessToken: sent.token)
                     )
                 }
             }
@@ -438,8 +441,10 @@ public final class SecureAPIClient: Sendable {
         var head = prepared.head
         if let token {
             do {
-                let scheme = type.lowercased() == "dpop" ? "DPoP" : "Bearer"
-                try head.headerFields.setChecked(name: .authorization, value: "\(scheme) \(token)")
+                try head.headerFields.setChecked(
+                    name: .authorization,
+                    value: TokenBundle.authorizationValue(tokenType: type, accessToken: token)
+                )
             } catch {
                 throw APIError(.invalidRequest, "the access token is not a valid header value", transportError: error)
             }
@@ -603,30 +608,35 @@ public func withSecureAPIClient<Result: Sendable>(
 /// really sent.
 final class TokenBinding: Sendable {
     let tokens: TokenManager
-    /// The token the attempt started with, sent if the session ended meanwhile.
-    let fallback: String
-    /// Its type (`Bearer`, `DPoP`).
-    let fallbackType: String
-    private let box = Locked<(token: String, type: String)?>(nil)
+    /// The token the attempt started with (and its type), sent if the session ended meanwhile.
+    let fallback: Sent
+    private let box = Locked<Sent?>(nil)
+
+    /// An access token as one hop sent it.
+    struct Sent: Sendable {
+        let token: String
+        let type: String
+
+        var isDPoPBound: Bool { TokenBundle.isDPoP(tokenType: self.type) }
+    }
 
     init(tokens: TokenManager, fallback: String, fallbackType: String = "Bearer") {
         self.tokens = tokens
-        self.fallback = fallback
-        self.fallbackType = fallbackType
+        self.fallback = Sent(token: fallback, type: fallbackType)
     }
 
-    /// The token sent by the last hop that carried one.
-    var sent: String? { self.box.withLock { $0?.token } }
-
     /// The token and type sent by the last hop that carried one.
-    var sentCredential: (token: String, type: String)? { self.box.withLock { $0 } }
+    var sentCredential: Sent? { self.box.withLock { $0 } }
+
+    /// The token sent by the last hop that carried one.
+    var sent: String? { self.sentCredential?.token }
 
     /// The `Authorization` value to send now: `Bearer <token>`, or `DPoP <token>` for a
     /// DPoP-bound one (RFC 9449 §7.1).
     func bind() -> String {
-        let bundle = self.tokens.bundleForSending()
-        let credential = bundle.map { ($0.accessToken, $0.tokenType) } ?? (self.fallback, self.fallbackType)
-        self.box.withLock { $0 = credential }
-        return "\(credential.1.lowercased() == "dpop" ? "DPoP" : "Bearer") \(credential.0)"
+        let sent =
+            self.tokens.bundleForSending().map { Sent(token: $0.accessToken, type: $0.tokenType) } ?? self.fallback
+        self.box.withLock { $0 = sent }
+        return TokenBundle.authorizationValue(tokenType: sent.type, accessToken: sent.token)
     }
 }

@@ -62,8 +62,9 @@ struct ReferenceDPoPVerifier: Sendable {
         // §4.3 1–2: exactly one field, one well-formed JWS in compact form.
         guard fields.count == 1 else { return .invalid("more than one DPoP field") }
         let parts = fields[0].split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Self.base64URLDecode(parts[0]),
-            let payloadData = Self.base64URLDecode(parts[1]), let signature = Self.base64URLDecode(parts[2]),
+        guard parts.count == 3, let headerData = ReferenceHTTP.base64URLDecode(parts[0]),
+            let payloadData = ReferenceHTTP.base64URLDecode(parts[1]),
+            let signature = ReferenceHTTP.base64URLDecode(parts[2]),
             let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any],
             let claims = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
         else { return .invalid("the DPoP proof is not a JWT") }
@@ -73,7 +74,8 @@ struct ReferenceDPoPVerifier: Sendable {
         guard let jwk = header["jwk"] as? [String: Any], jwk["kty"] as? String == "EC",
             jwk["crv"] as? String == "P-256", jwk["d"] == nil,
             let x = jwk["x"] as? String, let y = jwk["y"] as? String,
-            let xBytes = Self.base64URLDecode(Substring(x)), let yBytes = Self.base64URLDecode(Substring(y)),
+            let xBytes = ReferenceHTTP.base64URLDecode(Substring(x)),
+            let yBytes = ReferenceHTTP.base64URLDecode(Substring(y)),
             xBytes.count == 32, yBytes.count == 32,
             let key = try? P256.Signing.PublicKey(rawRepresentation: xBytes + yBytes)
         else { return .invalid("jwk is not a public P-256 key") }
@@ -95,7 +97,7 @@ struct ReferenceDPoPVerifier: Sendable {
         }
         // §4.3 12 (§7.1): bound to the presented access token.
         if let accessToken {
-            let ath = Self.base64URLEncode(Array(SHA256.hash(data: Data(accessToken.utf8))))
+            let ath = ReferenceHTTP.base64URLEncode(Array(SHA256.hash(data: Data(accessToken.utf8))))
             guard claims["ath"] as? String == ath else { return .invalid("ath is not the access token's hash") }
         }
         // §4.3 10 (§8, §9): a nonce this server supplied, still live.
@@ -114,7 +116,7 @@ struct ReferenceDPoPVerifier: Sendable {
     /// RFC 7638 §3: the SHA-256 of the required members in lexicographic order.
     static func thumbprint(x: String, y: String) -> String {
         let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
-        return Self.base64URLEncode(Array(SHA256.hash(data: Data(canonical.utf8))))
+        return ReferenceHTTP.base64URLEncode(Array(SHA256.hash(data: Data(canonical.utf8))))
     }
 
     /// The URI without query and fragment, scheme and host lowercased and the default port
@@ -131,21 +133,5 @@ struct ReferenceDPoPVerifier: Sendable {
         if scheme == "https", authority.hasSuffix(":443") { authority.removeLast(4) }
         if scheme == "http", authority.hasSuffix(":80") { authority.removeLast(3) }
         return "\(scheme)://\(authority)\(path)"
-    }
-
-    static func base64URLDecode(_ text: Substring) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            return nil
-        }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
-    }
-
-    static func base64URLEncode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

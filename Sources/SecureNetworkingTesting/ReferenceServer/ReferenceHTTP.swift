@@ -109,4 +109,22 @@ enum ReferenceHTTP {
         let words = phrase.lowercased().split { !$0.isLetter && !$0.isNumber }
         return words.isEmpty ? "status_\(status.code)" : words.joined(separator: "_")
     }
+
+    /// base64url without padding (RFC 4648 §5), as JWS segments, PKCE and tokens use it; nil for
+    /// text outside its alphabet.
+    static func base64URLDecode(_ text: Substring) -> Data? {
+        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            return nil
+        }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    static func base64URLEncode(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
 }

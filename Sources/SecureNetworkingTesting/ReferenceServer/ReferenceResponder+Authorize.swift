@@ -102,10 +102,7 @@ extension ReferenceResponder {
 
     /// BASE64URL(SHA256(verifier)).
     static func s256(_ verifier: String) -> String {
-        Data(SHA256.hash(data: Data(verifier.utf8))).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        ReferenceHTTP.base64URLEncode(Array(SHA256.hash(data: Data(verifier.utf8))))
     }
 
     static func formEncode(_ text: String) -> String {

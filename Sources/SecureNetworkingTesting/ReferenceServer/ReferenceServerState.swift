@@ -232,19 +232,21 @@ final class ReferenceServerState: Sendable {
             switch outcome {
             case .absent: break
             case .valid: storage.statistics.dpopProofsAccepted += 1
-            case .invalid(let reason):
-                storage.statistics.dpopProofsRefused += 1
-                if reason == "the DPoP proof was used before" { storage.statistics.dpopReplays += 1 }
+            case .invalid: storage.statistics.dpopProofsRefused += 1
             case .nonceRequired: storage.statistics.dpopNonceChallenges += 1
             }
         }
     }
 
-    /// Remembers a proof's `jkt:jti` until `expiresAt`; false when it was seen before.
+    /// Remembers a proof's `jkt:jti` until `expiresAt`; false (a replay, counted) when it was
+    /// seen before.
     func recordDPoPJTI(_ key: String, expiresAt: Date, now: Date) -> Bool {
         self.storage.withLockedValue { storage in
             storage.dpopJTIs = storage.dpopJTIs.filter { $0.value > now }
-            guard storage.dpopJTIs[key] == nil else { return false }
+            guard storage.dpopJTIs[key] == nil else {
+                storage.statistics.dpopReplays += 1
+                return false
+            }
             storage.dpopJTIs[key] = expiresAt
             return true
         }

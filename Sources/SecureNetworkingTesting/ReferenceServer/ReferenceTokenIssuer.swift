@@ -104,10 +104,7 @@ struct ReferenceTokenIssuer: Sendable {
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return ReferenceHTTP.base64URLEncode(bytes)
     }
 
     /// The SHA-256 of a token, hex: what the state keeps instead of the token.

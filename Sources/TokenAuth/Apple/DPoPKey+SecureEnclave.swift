@@ -42,7 +42,9 @@ extension DPoPKey {
                         flags.union(.privateKeyUsage),
                         nil
                     )
-                else { throw CancellationError() }
+                else {
+                    throw TokenAuthError(.proofOfPossessionFailed, "the key's access control could not be made")
+                }
                 let privateKey = try SecureEnclave.P256.Signing.PrivateKey(
                     compactRepresentable: false,
                     accessControl: access
