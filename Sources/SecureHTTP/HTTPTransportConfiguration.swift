@@ -52,6 +52,10 @@ public struct HTTPTransportConfiguration: Sendable {
     public var httpVersions: HTTPVersions = .automatic
     /// How `NIOHTTPTransport` runs HTTP/2 connections.
     public var http2 = HTTP2Options()
+    /// An HTTP proxy `NIOHTTPTransport` tunnels every connection through with `CONNECT`; nil
+    /// (the default) connects directly. Trust is decided as for a direct connection: the proxy
+    /// sees only encrypted bytes. See ``HTTPProxy``.
+    public var proxy: HTTPProxy?
 
     /// Which HTTP versions a transport offers in TLS's ALPN.
     public struct HTTPVersions: Hashable, Sendable, CustomStringConvertible {

@@ -15,7 +15,7 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
             case invalidClientIdentity, connectionClosed, invalidResponse, responseTooLarge
             case insecureRedirect, tooManyRedirects, redirectLoop, invalidRedirect
             case cancelled, shutDown
-            case requestNotProcessed, streamReset
+            case requestNotProcessed, streamReset, proxyRefused
         }
 
         fileprivate let base: Base
@@ -91,6 +91,11 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         /// The server reset the HTTP/2 stream (`RST_STREAM` with an error other than
         /// `REFUSED_STREAM`) before the response was complete.
         public static let streamReset = Code(base: .streamReset)
+        /// The configured ``HTTPProxy`` did not open a `CONNECT` tunnel to the origin: it answered
+        /// with a status other than 2xx (407 when it wants `Proxy-Authorization`), closed the
+        /// connection, or did not answer within the TLS handshake timeout. Nothing was sent to
+        /// the origin.
+        public static let proxyRefused = Code(base: .proxyRefused)
     }
 
     /// What went wrong, as a stable code.

@@ -20,6 +20,7 @@ struct RequestCommand: AsyncParsableCommand {
               securenet request https://api.example.com/v1/items --info-plist MyApp/Info.plist -v
               securenet request https://localhost:8443/mtls/whoami --ca ca.pem --cert device.pem --key device-key.pem
               SECURENET_P12_PASSPHRASE=… securenet request https://localhost:8443/ --ca ca.pem --p12 device.p12
+              securenet request https://localhost:8443/health --ca ca.pem --proxy 127.0.0.1:8888
               securenet request https://api.example.com/v1/items -X POST -H 'Content-Type: application/json' --data '{"name":"a"}' --json
 
             The response body goes to standard output (or -o FILE); -v prints the request and \
@@ -46,6 +47,12 @@ struct RequestCommand: AsyncParsableCommand {
         help: "Pin the host to this sha256/… SPKI pin (repeat it: an enforced pin set needs a backup)."
     )
     var pins: [String] = []
+
+    @Option(
+        help:
+            "Connect through this HTTP proxy (HOST:PORT) with CONNECT; TLS and the trust checks stay end to end, so an intercepting proxy (securenet intercept) is refused unless --ca trusts its CA and nothing is pinned."
+    )
+    var proxy: String?
 
     @Option(help: "Client certificate chain (PEM) for mutual TLS; with --key.")
     var cert: String?
@@ -144,6 +151,16 @@ struct RequestCommand: AsyncParsableCommand {
         configuration.clientIdentity = try self.clientIdentity()
         configuration.redirects = .none
         configuration.timeouts.request = .seconds(self.maxTime)
+        if let proxy = self.proxy {
+            guard let colon = proxy.lastIndex(of: ":"), let port = Int(proxy[proxy.index(after: colon)...]) else {
+                throw ValidationError("--proxy must be HOST:PORT")
+            }
+            let host = proxy[..<colon]
+            configuration.proxy = HTTPProxy(
+                host: String(host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host),
+                port: port
+            )
+        }
         let handshake = NIOLockedValueBox<HandshakeObservation?>(nil)
         let connection = NIOLockedValueBox<ConnectionObservation?>(nil)
         let sent = NIOLockedValueBox<ContinuousClock.Instant?>(nil)

@@ -13,7 +13,10 @@ struct SecureNet: AsyncParsableCommand {
         commandName: "securenet",
         abstract:
             "SecureNetworking's command-line tool: the end-to-end demo, a local reference auth server, certificate pins and Certificate Transparency.",
-        subcommands: [Demo.self, Serve.self, Pins.self, Diagnose.self, RequestCommand.self, Transparency.self, PolicyCommand.self]
+        subcommands: [
+            Demo.self, Serve.self, Pins.self, Diagnose.self, RequestCommand.self, Transparency.self, PolicyCommand.self,
+            Intercept.self,
+        ]
     )
 }
 

@@ -415,6 +415,7 @@ final class ConnectionPool: Sendable {
         let id = self.state.withLockedValue { $0.makeID() }
         let connection: PooledConnection
         do {
+            try self.configuration.proxy?.validate()
             let context = try self.sslContext(for: key.requirements)
             let (evaluator, cache, counters, reporter, transparencyReporter, observer) = (
                 self.evaluator, self.cache, self.counters, self.configuration.pinValidationReporter,
@@ -448,6 +449,7 @@ final class ConnectionPool: Sendable {
                     goingAway: { [weak self] in self?.goingAway(id, key: key) }
                 ),
                 deadline: deadline,
+                proxy: self.configuration.proxy,
                 observer: self.configuration.connectionObserver,
                 onClose: { [weak self] in self?.idleConnectionGone(id, key: key) }
             )

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOExtras
 import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
@@ -88,6 +89,7 @@ enum ConnectionSetup {
         http2: HTTPTransportConfiguration.HTTP2Options,
         http2Events: HTTP2ConnectionEvents,
         deadline: ContinuousClock.Instant,
+        proxy: HTTPProxy? = nil,
         observer: (@Sendable (ConnectionObservation) -> Void)? = nil,
         onClose: @escaping @Sendable () -> Void
     ) async throws(SecureHTTPError) -> PooledConnection {
@@ -120,44 +122,59 @@ enum ConnectionSetup {
                     channel.eventLoop.makeCompletedFuture {
                         let promise = channel.eventLoop.makePromise(of: Negotiated.self)
                         handshakeBox.future = promise.futureResult
-                        if let sslContext, let trust {
-                            if sniffsServerHello {
-                                try channel.pipeline.syncOperations.addHandler(
-                                    ServerHelloSniffer(found: trust.negotiated)
+                        // TLS (with ServerTrust in the handshake), then the HTTP handlers.
+                        let addConnectionHandlers: () throws -> Void = {
+                            if let sslContext, let trust {
+                                if sniffsServerHello {
+                                    try channel.pipeline.syncOperations.addHandler(
+                                        ServerHelloSniffer(found: trust.negotiated)
+                                    )
+                                }
+                                let serverName = IPAddressLiteral.isIPAddress(host) ? nil : host
+                                let tls = try NIOSSLClientHandler(
+                                    context: sslContext,
+                                    serverHostname: serverName,
+                                    customVerificationCallbackWithMetadata: trust.verify
                                 )
+                                try channel.pipeline.syncOperations.addHandler(tls)
                             }
-                            let serverName = IPAddressLiteral.isIPAddress(host) ? nil : host
-                            let tls = try NIOSSLClientHandler(
-                                context: sslContext,
-                                serverHostname: serverName,
-                                customVerificationCallbackWithMetadata: trust.verify
-                            )
-                            try channel.pipeline.syncOperations.addHandler(tls)
-                        }
-                        if offersHTTP2 {
-                            // The server's ALPN choice, known at the end of the handshake,
-                            // decides which handlers follow.
-                            try channel.pipeline.syncOperations.addHandler(
-                                ProtocolSetupHandler(
+                            if offersHTTP2 {
+                                // The server's ALPN choice, known at the end of the handshake,
+                                // decides which handlers follow.
+                                try channel.pipeline.syncOperations.addHandler(
+                                    ProtocolSetupHandler(
+                                        negotiated: promise,
+                                        closeReason: closeReason,
+                                        goAwayLastStream: goAwayLastStream,
+                                        activity: activity,
+                                        timeouts: timeouts,
+                                        http2: http2,
+                                        http2Events: http2Events,
+                                        mapError: mapError
+                                    )
+                                )
+                            } else {
+                                try Self.addHTTP1Handlers(
+                                    to: channel,
                                     negotiated: promise,
+                                    awaitsTLSHandshake: sslContext != nil,
                                     closeReason: closeReason,
-                                    goAwayLastStream: goAwayLastStream,
-                                    activity: activity,
                                     timeouts: timeouts,
-                                    http2: http2,
-                                    http2Events: http2Events,
                                     mapError: mapError
                                 )
+                            }
+                        }
+                        if let proxy {
+                            try Self.addTunnelHandlers(
+                                to: channel,
+                                proxy: proxy,
+                                origin: origin,
+                                budget: min(timeouts.tlsHandshake, remaining),
+                                negotiated: promise,
+                                then: addConnectionHandlers
                             )
                         } else {
-                            try Self.addHTTP1Handlers(
-                                to: channel,
-                                negotiated: promise,
-                                awaitsTLSHandshake: sslContext != nil,
-                                closeReason: closeReason,
-                                timeouts: timeouts,
-                                mapError: mapError
-                            )
+                            try addConnectionHandlers()
                         }
                     }
                 }
@@ -174,13 +191,16 @@ enum ConnectionSetup {
                 try await withCheckedThrowingContinuation {
                     (continuation: CheckedContinuation<(any Channel, Negotiated), any Error>) in
                     loop.execute {
-                        makeBootstrap().connect(host: origin.host, port: origin.port).whenComplete { result in
+                        // Through a proxy, TCP goes to the proxy and the tunnel to the origin.
+                        let (connectHost, connectPort) = proxy.map { ($0.host, $0.port) } ?? (origin.host, origin.port)
+                        makeBootstrap().connect(host: connectHost, port: connectPort).whenComplete { result in
                             switch result {
                             case .failure(let error):
                                 continuation.resume(
                                     throwing: Self.connectError(
                                         error,
                                         origin: origin,
+                                        proxy: proxy,
                                         budget: connectBudget,
                                         timeouts: timeouts
                                     )
@@ -273,16 +293,97 @@ enum ConnectionSetup {
     private static func connectError(
         _ error: any Error,
         origin: Origin,
+        proxy: HTTPProxy?,
         budget: Duration,
         timeouts: HTTPTransportConfiguration.Timeouts
     ) -> SecureHTTPError {
+        let target = proxy.map { "the proxy \($0) for \(origin)" } ?? "\(origin)"
         if case ChannelError.connectTimeout = error {
             if budget < timeouts.connect {
-                return SecureHTTPError(.deadlineExceeded, "the request deadline passed while connecting to \(origin)")
+                return SecureHTTPError(.deadlineExceeded, "the request deadline passed while connecting to \(target)")
             }
-            return SecureHTTPError(.connectTimeout, "no connection to \(origin) within \(timeouts.connect)")
+            return SecureHTTPError(.connectTimeout, "no connection to \(target) within \(timeouts.connect)")
         }
-        return SecureHTTPError(.connectFailed, "could not connect to \(origin): \(error)")
+        return SecureHTTPError(.connectFailed, "could not connect to \(target): \(error)")
+    }
+
+    /// Opens a `CONNECT` tunnel to `origin` through `proxy` (RFC 9110 §9.3.6) with NIO's HTTP/1
+    /// codec and `NIOHTTP1ProxyConnectHandler`; once the proxy answers 2xx, removes the codec
+    /// and calls `then` to add TLS and HTTP on the bare tunnel. A refusal fails `negotiated`
+    /// with ``SecureHTTPError/Code/proxyRefused``.
+    private static func addTunnelHandlers(
+        to channel: any Channel,
+        proxy: HTTPProxy,
+        origin: Origin,
+        budget: Duration,
+        negotiated: EventLoopPromise<Negotiated>,
+        then addConnectionHandlers: @escaping () throws -> Void
+    ) throws {
+        let target = HTTPProxy.connectTarget(host: origin.host, port: origin.port)
+        var headers = HTTPHeaders([("Host", "\(target.host):\(target.port)")])
+        if let authorization = proxy.authorization { headers.add(name: "Proxy-Authorization", value: authorization) }
+        let tunnel = channel.eventLoop.makePromise(of: Void.self)
+        let encoder = HTTPRequestEncoder()
+        let decoder = ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .dropBytes))
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(encoder)
+        try sync.addHandler(decoder)
+        try sync.addHandler(
+            NIOHTTP1ProxyConnectHandler(
+                targetHost: target.host,
+                targetPort: target.port,
+                headers: headers,
+                deadline: .now() + TimeAmount(max(budget, .zero)),
+                promise: tunnel
+            )
+        )
+        let bound = NIOLoopBound((encoder, decoder, addConnectionHandlers), eventLoop: channel.eventLoop)
+        tunnel.futureResult.assumeIsolated().whenComplete { result in
+            switch result {
+            case .success:
+                // The codec leaves before TLS starts (the client speaks first in TLS). Its
+                // decoder observes writes and leaves on a later tick, after delivering the answer:
+                // TLS is added once it is gone.
+                let (encoder, decoder, _) = bound.value
+                let sync = channel.pipeline.syncOperations
+                sync.removeHandler(encoder, promise: nil)
+                let removed = channel.eventLoop.makePromise(of: Void.self)
+                sync.removeHandler(decoder, promise: removed)
+                removed.futureResult.assumeIsolated().whenComplete { result in
+                    do {
+                        try result.get()
+                        try bound.value.2()
+                    } catch {
+                        negotiated.fail(
+                            SecureHTTPError(.connectFailed, "the tunnel to \(origin) could not be set up: \(error)")
+                        )
+                        channel.close(promise: nil)
+                    }
+                }
+            case .failure(let error):
+                negotiated.fail(
+                    SecureHTTPError(
+                        .proxyRefused,
+                        "the proxy \(proxy) did not open a tunnel to \(origin): \(Self.describe(proxyError: error))"
+                    )
+                )
+                channel.close(promise: nil)
+            }
+        }
+    }
+
+    /// What a `NIOHTTP1ProxyConnectHandler` failure says, without the proxy's headers.
+    private static func describe(proxyError error: any Error) -> String {
+        guard let error = error as? NIOHTTP1ProxyConnectHandler.Error else { return "\(error)" }
+        switch error {
+        case .proxyAuthenticationRequired(): return "it asked for authentication (407)"
+        case .invalidProxyResponseHead(HTTPResponseHead(version: .http1_1, status: .ok)):
+            return "it answered with a status other than 2xx"
+        case .remoteConnectionClosed(), .channelUnexpectedlyInactive(): return "it closed the connection"
+        case .httpProxyHandshakeTimeout(): return "it did not answer in time"
+        default: break
+        }
+        return "it did not answer as a proxy"
     }
 
     /// On the event loop, once connected: arms the handshake timer and resumes `continuation`

@@ -18,7 +18,7 @@ public final class InterceptingProxy: Sendable {
     /// Connections the proxy has accepted and relayed.
     public var interceptedConnections: Int { self.intercepted.withLockedValue { $0 } }
 
-    private init(port: Int, channel: any Channel, intercepted: NIOLockedValueBox<Int>) {
+    init(port: Int, channel: any Channel, intercepted: NIOLockedValueBox<Int>) {
         self.port = port
         self.channel = channel
         self.intercepted = intercepted
@@ -90,7 +90,7 @@ public final class InterceptingProxy: Sendable {
 // SAFETY: `partner` is set once, in `pair()`, before either handler is added to a pipeline;
 // afterwards it is only read, and every write to the partner's channel goes through
 // `Channel.writeAndFlush`, which is thread-safe. The lock guards the one write and the reads.
-private final class RelayHandler: ChannelInboundHandler, @unchecked Sendable {
+final class RelayHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
