@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "SecureCrypto", targets: ["SecureCrypto"]),
         .library(name: "SecureNetworking", targets: ["SecureNetworking"]),
         .library(name: "SecureNetworkingTesting", targets: ["SecureNetworkingTesting"]),
+        .library(name: "SecurityAudit", targets: ["SecurityAudit"]),
         .executable(name: "securenet", targets: ["securenet"]),
     ],
     dependencies: [
@@ -45,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        // securenet audit parses Swift sources (602.0.0 built as fast as 600.0.1 here, 603.0.1 slower).
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
     ],
     targets: [
         .target(
@@ -132,6 +135,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // securenet audit's engine: Swift sources (swift-syntax), property lists and .xcconfig
+        // files checked against the mistakes the security articles warn about.
+        .target(
+            name: "SecurityAudit",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "SecureNetworkingTesting",
             dependencies: nioDependencies + [
@@ -173,6 +186,7 @@ let package = Package(
                 "SecureNetworking",
                 "SecureNetworkingTesting",
                 "SecureNetworkingDemo",
+                "SecurityAudit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -248,6 +262,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SecurityAuditTests",
+            dependencies: ["SecurityAudit"],
+            // A small app project written for the tests, and the SARIF 2.1.0 schema: audited and
+            // read at run time, never compiled.
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
     ],

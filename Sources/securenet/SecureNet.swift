@@ -15,7 +15,7 @@ struct SecureNet: AsyncParsableCommand {
             "SecureNetworking's command-line tool: the end-to-end demo, a local reference auth server, certificate pins and Certificate Transparency.",
         subcommands: [
             Demo.self, Serve.self, Pins.self, Diagnose.self, RequestCommand.self, Transparency.self, PolicyCommand.self,
-            Intercept.self,
+            Intercept.self, Audit.self,
         ]
     )
 }

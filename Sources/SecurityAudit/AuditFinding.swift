@@ -1,0 +1,115 @@
+import Foundation
+
+/// One place in the audited project where a rule fired.
+public struct AuditFinding: Sendable, Codable, Hashable {
+    /// The rule's identifier, for example `"SN001"`.
+    public let ruleID: String
+    /// The severity of this particular finding. Some rules compute it per finding (by scope).
+    public let severity: AuditSeverity
+    /// Path of the file relative to the audited root, with `/` separators.
+    public let path: String
+    /// 1-based line number.
+    public let line: Int
+    /// 1-based column, counted in UTF-8 bytes from the start of the line (1 for property lists).
+    public let column: Int
+    /// One line explaining what is wrong at this place.
+    public let message: String
+    /// One line explaining how to fix it.
+    public let fix: String
+    /// The in-source suppression that silenced this finding, if any.
+    public let suppression: Suppression?
+    /// A stable 64-bit FNV-1a hash (16 hex digits) of the rule ID, path and the trimmed text of the line, so
+    /// that a finding keeps its identity when lines above it move. Used for SARIF `partialFingerprints`.
+    public let fingerprint: String
+
+    /// Creates a finding.
+    public init(
+        ruleID: String,
+        severity: AuditSeverity,
+        path: String,
+        line: Int,
+        column: Int,
+        message: String,
+        fix: String,
+        suppression: Suppression? = nil,
+        fingerprint: String = ""
+    ) {
+        self.ruleID = ruleID
+        self.severity = severity
+        self.path = path
+        self.line = line
+        self.column = column
+        self.message = message
+        self.fix = fix
+        self.suppression = suppression
+        self.fingerprint = fingerprint
+    }
+
+    /// The rule this finding belongs to, looked up in ``AuditRule/all``.
+    public var rule: AuditRule? { AuditRule.byID[ruleID] }
+
+    /// A copy of this finding with `suppression` set.
+    func suppressed(by suppression: Suppression) -> AuditFinding {
+        AuditFinding(
+            ruleID: ruleID, severity: severity, path: path, line: line, column: column,
+            message: message, fix: fix, suppression: suppression, fingerprint: fingerprint
+        )
+    }
+
+    /// A copy of this finding with `fingerprint` computed from the text of its line.
+    func fingerprinted(lineText: Substring) -> AuditFinding {
+        let trimmed = lineText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let hash = Fingerprint.fnv1a64("\(ruleID)|\(path)|\(trimmed.isEmpty ? message : trimmed)")
+        return AuditFinding(
+            ruleID: ruleID, severity: severity, path: path, line: line, column: column,
+            message: message, fix: fix, suppression: suppression, fingerprint: hash
+        )
+    }
+
+    /// The deterministic report order: path, line, column, rule id, then message.
+    static func areInReportOrder(_ lhs: AuditFinding, _ rhs: AuditFinding) -> Bool {
+        if lhs.path != rhs.path { return lhs.path < rhs.path }
+        if lhs.line != rhs.line { return lhs.line < rhs.line }
+        if lhs.column != rhs.column { return lhs.column < rhs.column }
+        if lhs.ruleID != rhs.ruleID { return lhs.ruleID < rhs.ruleID }
+        return lhs.message < rhs.message
+    }
+}
+
+/// A file inside the audited tree that could not be audited.
+public struct UnreadableFile: Sendable, Codable, Hashable {
+    /// Path relative to the audited root, with `/` separators.
+    public let path: String
+    /// Why the file could not be audited (for example "not valid UTF-8" or a parser error).
+    public let reason: String
+
+    /// Creates an entry.
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// Stable, platform-independent hashing for fingerprints.
+enum Fingerprint {
+    /// 64-bit FNV-1a of the UTF-8 bytes of `text`, as 16 lowercase hex digits.
+    static func fnv1a64(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Sets the fingerprint of every finding from the lines of `text`.
+    static func assign(_ findings: [AuditFinding], text: String) -> [AuditFinding] {
+        guard !findings.isEmpty else { return findings }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return findings.map { finding in
+            let line = finding.line >= 1 && finding.line <= lines.count ? lines[finding.line - 1] : ""
+            return finding.fingerprinted(lineText: line)
+        }
+    }
+}

@@ -1,0 +1,270 @@
+public import Foundation
+
+/// Audits an app project (or a single file) for the security mistakes described in `RULES.md`.
+///
+/// ```swift
+/// let report = try SecurityAuditor().audit(path: "MyApp")
+/// print(report.text())
+/// ```
+///
+/// What is audited: `*.swift` (parsed with swift-syntax), `*.plist` including `Info.plist` (XML or binary),
+/// `*.entitlements`, `*.xcconfig`, and `*.json` files that are SecureNetworking transport-security policies
+/// (other JSON files are neither audited nor counted). Directories named `.git`, `.build`, `.build-*`,
+/// `DerivedData`, `Pods`, `Carthage`, `node_modules`, `.swiftpm`, every hidden directory and the
+/// ``excludedPaths`` are skipped; symbolic links are not followed (so a linked directory cannot lead the walk
+/// out of the tree). Files are audited concurrently; the report is deterministic.
+public struct SecurityAuditor: Sendable {
+    /// Paths relative to the audited root (with `/` separators, e.g. `"Tests"` or `"App/Generated"`) whose
+    /// files and subdirectories are not audited.
+    public let excludedPaths: [String]
+
+    /// Creates an auditor with every rule in ``AuditRule/all`` enabled.
+    /// - Parameter excludedPaths: Relative paths to leave out of directory audits (for example test code that
+    ///   deliberately uses cleartext URLs). A trailing `/` is ignored.
+    public init(excludedPaths: [String] = []) {
+        self.excludedPaths = excludedPaths.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+    }
+
+    /// Audits the directory tree or single file at `path`.
+    ///
+    /// Paths in findings are relative to `path` (for a single file: its file name), with `/` separators.
+    /// - Throws: ``AuditError`` with code `.pathNotFound` or `.pathUnreadable`.
+    public func audit(path: String) throws(AuditError) -> AuditReport {
+        var isDirectory: ObjCBool = false
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AuditError(code: .pathNotFound, path: path)
+        }
+        guard manager.isReadableFile(atPath: path) else {
+            throw AuditError(code: .pathUnreadable, path: path)
+        }
+        let url = URL(fileURLWithPath: path)
+        let files: [SourceFile]
+        if isDirectory.boolValue {
+            guard (try? manager.contentsOfDirectory(atPath: path)) != nil else {
+                throw AuditError(code: .pathUnreadable, path: path)
+            }
+            files = FileWalker.candidates(in: url, excluding: Set(excludedPaths))
+        } else {
+            let name = url.lastPathComponent
+            files = FileKind(fileName: name).map { [SourceFile(url: url, relativePath: name, kind: $0)] } ?? []
+        }
+        return Self.audit(files)
+    }
+
+    /// Audits Swift source text as if it were the file `path` (for tests, editors and previews).
+    public func audit(swiftSource: String, path: String = "Source.swift") -> AuditReport {
+        Self.report(for: [FileAuditor.auditSwift(text: swiftSource, path: path)])
+    }
+
+    /// Audits property-list bytes (XML or binary) as if they were the file `path`. A malformed property list
+    /// is reported in ``AuditReport/unreadableFiles``.
+    public func audit(propertyList: Data, path: String = "Info.plist") -> AuditReport {
+        Self.report(for: [FileAuditor.auditPropertyList(data: propertyList, path: path)])
+    }
+
+    /// Audits `.xcconfig` text as if it were the file `path`.
+    public func audit(xcconfig: String, path: String = "Config.xcconfig") -> AuditReport {
+        Self.report(for: [FileAuditor.auditXCConfig(text: xcconfig, path: path)])
+    }
+
+    // MARK: Scheduling
+
+    static func audit(_ files: [SourceFile]) -> AuditReport {
+        guard !files.isEmpty else { return AuditReport(findings: [], filesScanned: 0) }
+        let collected = ChunkResults()
+        // Chunks keep the per-task overhead low while still balancing uneven file sizes across cores.
+        let chunkCount = min(files.count, max(1, ProcessInfo.processInfo.activeProcessorCount * 8))
+        DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
+            var mine: [(Int, FileResult)] = []
+            var index = chunk
+            while index < files.count {
+                mine.append((index, FileAuditor.audit(files[index])))
+                index += chunkCount
+            }
+            collected.append(mine)
+        }
+        let results = collected.inFileOrder
+        return report(for: results)
+    }
+
+    static func report(for results: [FileResult]) -> AuditReport {
+        var findings: [AuditFinding] = []
+        var suppressed: [AuditFinding] = []
+        var unreadable: [UnreadableFile] = []
+        var scanned = 0
+        for result in results {
+            if case .skipped = result { continue }
+            scanned += 1
+            switch result {
+            case .audited(let active, let quiet):
+                findings += active
+                suppressed += quiet
+            case .unreadable(let file):
+                unreadable.append(file)
+            case .skipped:
+                break
+            }
+        }
+        return AuditReport(
+            findings: findings, suppressed: suppressed, filesScanned: scanned, unreadableFiles: unreadable
+        )
+    }
+}
+
+/// The kinds of files the auditor reads.
+enum FileKind: Sendable {
+    case swift
+    case propertyList
+    case xcconfig
+    /// `*.json`; audited only when it is a SecureNetworking transport-security policy.
+    case jsonPolicy
+
+    init?(fileName: String) {
+        let lowered = fileName.lowercased()
+        if lowered.hasSuffix(".swift") {
+            self = .swift
+        } else if lowered.hasSuffix(".plist") || lowered.hasSuffix(".entitlements") {
+            self = .propertyList
+        } else if lowered.hasSuffix(".xcconfig") {
+            self = .xcconfig
+        } else if lowered.hasSuffix(".json") {
+            self = .jsonPolicy
+        } else {
+            return nil
+        }
+    }
+}
+
+/// A file to audit.
+struct SourceFile: Sendable {
+    let url: URL
+    let relativePath: String
+    let kind: FileKind
+}
+
+/// The outcome for one file.
+enum FileResult: Sendable {
+    case audited(active: [AuditFinding], suppressed: [AuditFinding])
+    case unreadable(UnreadableFile)
+    /// Not a file the rules apply to after all (a JSON file that is not a policy); not counted.
+    case skipped
+}
+
+/// Finds candidate files below a root directory.
+enum FileWalker {
+    static let skippedDirectories: Set<String> = [
+        "DerivedData", "Pods", "Carthage", "node_modules",
+    ]
+
+    static func isSkipped(directory name: String) -> Bool {
+        name.hasPrefix(".") || skippedDirectories.contains(name)
+    }
+
+    /// Candidate files below `root`, in a stable order, with relative paths, leaving out `excluded`
+    /// relative paths.
+    static func candidates(in root: URL, excluding excluded: Set<String> = []) -> [SourceFile] {
+        var result: [SourceFile] = []
+        var pending: [(URL, String)] = [(root, "")]
+        let keys: [URLResourceKey] = [.isDirectoryKey, .isSymbolicLinkKey, .isRegularFileKey]
+        let manager = FileManager.default
+        while let (directory, prefix) = pending.popLast() {
+            guard let entries = try? manager.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: keys, options: []
+            ) else { continue }
+            for entry in entries.sorted(by: { $0.lastPathComponent < $1.lastPathComponent }) {
+                let name = entry.lastPathComponent
+                if !excluded.isEmpty, excluded.contains(prefix + name) { continue }
+                guard let values = try? entry.resourceValues(forKeys: Set(keys)) else { continue }
+                if values.isSymbolicLink == true { continue }
+                if values.isDirectory == true {
+                    if !isSkipped(directory: name) { pending.append((entry, prefix + name + "/")) }
+                } else if values.isRegularFile == true, let kind = FileKind(fileName: name) {
+                    result.append(SourceFile(url: entry, relativePath: prefix + name, kind: kind))
+                }
+            }
+        }
+        return result
+    }
+}
+
+/// Reads and audits one file.
+enum FileAuditor {
+    static func audit(_ file: SourceFile) -> FileResult {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file.url)
+        } catch {
+            return .unreadable(UnreadableFile(path: file.relativePath, reason: "cannot read file"))
+        }
+        switch file.kind {
+        case .swift:
+            guard let text = String(data: data, encoding: .utf8) else {
+                return .unreadable(UnreadableFile(path: file.relativePath, reason: "not valid UTF-8"))
+            }
+            return auditSwift(text: text, path: file.relativePath)
+        case .propertyList:
+            return auditPropertyList(data: data, path: file.relativePath)
+        case .xcconfig:
+            guard let text = String(data: data, encoding: .utf8) else {
+                return .unreadable(UnreadableFile(path: file.relativePath, reason: "not valid UTF-8"))
+            }
+            return auditXCConfig(text: text, path: file.relativePath)
+        case .jsonPolicy:
+            guard JSONPolicyRules.isPolicy(data) else { return .skipped }
+            do {
+                let findings = try JSONPolicyRules.audit(data: data, path: file.relativePath)
+                return .audited(active: Fingerprint.assign(findings, text: String(decoding: data, as: UTF8.self)),
+                                suppressed: [])
+            } catch {
+                return .unreadable(UnreadableFile(path: file.relativePath, reason: error.reason))
+            }
+        }
+    }
+
+    static func auditSwift(text: String, path: String) -> FileResult {
+        let (active, suppressed) = SwiftRuleVisitor.audit(source: text, path: path)
+        return .audited(
+            active: Fingerprint.assign(active, text: text), suppressed: Fingerprint.assign(suppressed, text: text)
+        )
+    }
+
+    static func auditPropertyList(data: Data, path: String) -> FileResult {
+        do {
+            let (active, suppressed) = try PropertyListRules.audit(data: data, path: path)
+            let text = data.starts(with: Array("bplist".utf8)) ? "" : String(decoding: data, as: UTF8.self)
+            return .audited(
+                active: Fingerprint.assign(active, text: text),
+                suppressed: Fingerprint.assign(suppressed, text: text)
+            )
+        } catch {
+            return .unreadable(UnreadableFile(path: path, reason: error.reason))
+        }
+    }
+
+    static func auditXCConfig(text: String, path: String) -> FileResult {
+        let (active, suppressed) = XCConfigRules.audit(text: text, path: path)
+        return .audited(
+            active: Fingerprint.assign(active, text: text), suppressed: Fingerprint.assign(suppressed, text: text)
+        )
+    }
+}
+
+/// What the concurrent chunks of one audit found, put back in file order at the end.
+// SAFETY: `results` is only read and written under `lock`; each chunk appends once.
+private final class ChunkResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [(Int, FileResult)] = []
+
+    func append(_ chunk: [(Int, FileResult)]) {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        self.results += chunk
+    }
+
+    var inFileOrder: [FileResult] {
+        self.lock.lock()
+        defer { self.lock.unlock() }
+        return self.results.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+}

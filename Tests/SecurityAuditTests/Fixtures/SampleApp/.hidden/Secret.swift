@@ -1,0 +1,1 @@
+let hiddenURL = "http://hidden.example.com"

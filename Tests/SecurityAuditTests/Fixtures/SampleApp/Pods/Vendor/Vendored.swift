@@ -1,0 +1,1 @@
+let vendorURL = "http://vendor.example.com"

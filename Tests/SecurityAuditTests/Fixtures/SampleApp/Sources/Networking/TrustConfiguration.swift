@@ -1,0 +1,36 @@
+import Alamofire
+import Foundation
+import TrustKit
+
+enum TrustConfiguration {
+    static func alamofireManager() -> ServerTrustManager {
+        ServerTrustManager(evaluators: [
+            "dev.example.com": DisabledTrustEvaluator(),
+            "api.example.com": DefaultTrustEvaluator(),
+            "auth.example.com": PublicKeysTrustEvaluator(validateHost: true),
+            "files.example.com": PinnedCertificatesTrustEvaluator(validateHost: false),
+            "old.example.com": RevocationTrustEvaluator(allowsExpiredCertificates: true),
+        ])
+    }
+
+    static func trustKitConfiguration() -> [String: Any] {
+        [
+            kTSKPinnedDomains: [
+                "api.example.com": [
+                    kTSKPublicKeyHashes: ["r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="],
+                ],
+                "auth.example.com": [
+                    kTSKPublicKeyHashes: [
+                        "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=",
+                        "Vjs8r4z+80wjNcr1YKepWQboSIRi63WsWXhIMN+eWys=",
+                    ],
+                ],
+            ],
+        ]
+    }
+
+    static func configure(_ evaluator: inout CustomEvaluator) {
+        evaluator.allowsExpiredCertificates = true
+        evaluator.allowsExpiredCertificates = false
+    }
+}

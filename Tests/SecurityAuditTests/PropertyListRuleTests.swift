@@ -1,0 +1,179 @@
+import Foundation
+import SecurityAudit
+import Testing
+
+@Suite("Property list, entitlement and xcconfig rules")
+struct PropertyListRuleTests {
+    private func findings(_ body: String, path: String = "Info.plist") -> [String] {
+        SecurityAuditor().audit(propertyList: plist(body), path: path).findings
+            .map { "\($0.ruleID)@\($0.line):\($0.severity)" }
+    }
+
+    @Test("SN001 arbitrary loads: high alone, medium when ignored by newer systems or scoped to web/media")
+    func arbitraryLoads() {
+        #expect(findings("""
+            <key>NSAppTransportSecurity</key>
+            <dict>
+                <key>NSAllowsArbitraryLoads</key>
+                <true/>
+            </dict>
+            """) == ["SN001@7:high"])
+        #expect(findings("""
+            <key>NSAppTransportSecurity</key>
+            <dict>
+                <key>NSAllowsArbitraryLoadsInWebContent</key>
+                <true/>
+                <key>NSAllowsArbitraryLoadsForMedia</key>
+                <false/>
+                <key>NSAllowsLocalNetworking</key>
+                <true/>
+            </dict>
+            """) == ["SN001@7:medium"])
+        #expect(findings("""
+            <key>NSAppTransportSecurity</key>
+            <dict>
+                <key>NSAllowsArbitraryLoads</key>
+                <true/>
+                <key>NSAllowsLocalNetworking</key>
+                <true/>
+            </dict>
+            """) == ["SN001@7:medium"])
+        #expect(findings("""
+            <key>NSAppTransportSecurity</key>
+            <dict>
+                <key>NSAllowsArbitraryLoads</key>
+                <false/>
+            </dict>
+            <key>NSAllowsArbitraryLoads</key>
+            <true/>
+            """) == [])
+    }
+
+    @Test("SN002–SN004 exception domains, scoped by NSIncludesSubdomains, local hosts exempt")
+    func exceptionDomains() {
+        let body = """
+            <key>NSAppTransportSecurity</key>
+            <dict>
+                <key>NSExceptionDomains</key>
+                <dict>
+                    <key>wide.example.com</key>
+                    <dict>
+                        <key>NSIncludesSubdomains</key>
+                        <true/>
+                        <key>NSTemporaryExceptionAllowsInsecureHTTPLoads</key>
+                        <true/>
+                        <key>NSTemporaryExceptionMinimumTLSVersion</key>
+                        <string>TLSv1.1</string>
+                        <key>NSTemporaryExceptionRequiresForwardSecrecy</key>
+                        <false/>
+                    </dict>
+                    <key>narrow.example.com</key>
+                    <dict>
+                        <key>NSExceptionMinimumTLSVersion</key>
+                        <string>TLSv1.0</string>
+                        <key>NSExceptionRequiresForwardSecrecy</key>
+                        <true/>
+                        <key>NSExceptionAllowsInsecureHTTPLoads</key>
+                        <false/>
+                    </dict>
+                    <key>printer.local</key>
+                    <dict>
+                        <key>NSExceptionAllowsInsecureHTTPLoads</key>
+                        <true/>
+                    </dict>
+                    <key>127.0.0.1</key>
+                    <dict>
+                        <key>NSExceptionAllowsInsecureHTTPLoads</key>
+                        <true/>
+                    </dict>
+                </dict>
+            </dict>
+            """
+        #expect(findings(body) == [
+            "SN002@13:high", "SN003@15:high", "SN004@17:medium", "SN003@22:medium",
+        ])
+    }
+
+    @Test("SN005 http values in plists; the DOCTYPE and local hosts are not values")
+    func cleartextValues() {
+        #expect(findings("""
+            <key>Endpoints</key>
+            <array>
+                <string>http://api.example.com</string>
+                <string>https://api.example.com</string>
+                <string>http://localhost:3000</string>
+            </array>
+            """) == ["SN005@7:medium"])
+    }
+
+    @Test("SN014 NSPinnedDomains needs two identities in total")
+    func pinnedDomains() {
+        #expect(findings("""
+            <key>NSAppTransportSecurity</key>
+            <dict>
+                <key>NSPinnedDomains</key>
+                <dict>
+                    <key>one.example.com</key>
+                    <dict>
+                        <key>NSPinnedCAIdentities</key>
+                        <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
+                    </dict>
+                    <key>two.example.com</key>
+                    <dict>
+                        <key>NSPinnedCAIdentities</key>
+                        <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
+                        <key>NSPinnedLeafIdentities</key>
+                        <array><dict><key>SPKI-SHA256-BASE64</key><string>b</string></dict></array>
+                    </dict>
+                    <key>none.example.com</key>
+                    <dict/>
+                </dict>
+            </dict>
+            """) == ["SN014@9:medium", "SN014@21:medium"])
+    }
+
+    @Test("SN015 get-task-allow true in entitlements; false is fine")
+    func getTaskAllow() {
+        #expect(findings("<key>get-task-allow</key>\n<true/>", path: "App.entitlements") == ["SN015@5:low"])
+        #expect(findings("<key>com.apple.security.get-task-allow</key>\n<true/>", path: "App.entitlements")
+            == ["SN015@5:low"])
+        #expect(findings("<key>get-task-allow</key>\n<false/>", path: "App.entitlements") == [])
+    }
+
+    @Test("binary property lists are audited and reported at line 1")
+    func binaryPlist() throws {
+        let object: [String: Any] = [
+            "NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true],
+            "Homepage": "http://www.example.com",
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
+        let report = SecurityAuditor().audit(propertyList: data, path: "Info.plist")
+        #expect(report.findings.map { "\($0.ruleID)@\($0.line):\($0.column)" } == ["SN001@1:1", "SN005@1:1"])
+    }
+
+    @Test("malformed property lists become unreadable entries")
+    func malformedPlist() {
+        let report = SecurityAuditor().audit(propertyList: Data("<plist><dict><key>A</key>".utf8), path: "Bad.plist")
+        #expect(report.findings.isEmpty)
+        #expect(report.unreadableFiles.map(\.path) == ["Bad.plist"])
+        #expect(report.unreadableFiles.first?.reason.hasPrefix("malformed XML property list") == true)
+        #expect(report.filesScanned == 1)
+    }
+
+    @Test("xcconfig: cleartext URLs and credential settings")
+    func xcconfig() {
+        let text = """
+            API_URL = http:/$()/api.example.com
+            SECURE_URL = https:/$()/api.example.com
+            LOCAL_URL = http:/$()/localhost:8080
+            STRIPE_SECRET_KEY = sk_live_4eC39HqLyjWDarjtT1zdp7dc
+            SENTRY_AUTH_TOKEN[config=Release] = "a8F3kL9qZ2xV7mN4bR6tY1wE5uI0oP3s"
+            API_KEY = $(API_KEY_FROM_ENVIRONMENT)
+            PASSWORD_MIN_LENGTH = 12
+            TOKEN_HEADER_NAME = Authorization
+            OTHER_SWIFT_FLAGS = -DDEBUG
+            """
+        let report = SecurityAuditor().audit(xcconfig: text, path: "App.xcconfig")
+        #expect(report.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN005@1", "SN012@4", "SN012@5"])
+    }
+}
