@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +28,8 @@ let package = Package(
                 .product(name: "ServerTrust", package: "SecureNetworking"),
                 .product(name: "SecureStorage", package: "SecureNetworking"),
                 .product(name: "TokenAuth", package: "SecureNetworking"),
+                .product(name: "SecurityAudit", package: "SecureNetworking"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -51,8 +51,15 @@ public struct AuditFinding: Sendable, Codable, Hashable {
     /// A copy of this finding with `suppression` set.
     func suppressed(by suppression: Suppression) -> AuditFinding {
         AuditFinding(
-            ruleID: ruleID, severity: severity, path: path, line: line, column: column,
-            message: message, fix: fix, suppression: suppression, fingerprint: fingerprint
+            ruleID: ruleID,
+            severity: severity,
+            path: path,
+            line: line,
+            column: column,
+            message: message,
+            fix: fix,
+            suppression: suppression,
+            fingerprint: fingerprint
         )
     }
 
@@ -61,8 +68,15 @@ public struct AuditFinding: Sendable, Codable, Hashable {
         let trimmed = lineText.trimmingCharacters(in: .whitespacesAndNewlines)
         let hash = Fingerprint.fnv1a64("\(ruleID)|\(path)|\(trimmed.isEmpty ? message : trimmed)")
         return AuditFinding(
-            ruleID: ruleID, severity: severity, path: path, line: line, column: column,
-            message: message, fix: fix, suppression: suppression, fingerprint: hash
+            ruleID: ruleID,
+            severity: severity,
+            path: path,
+            line: line,
+            column: column,
+            message: message,
+            fix: fix,
+            suppression: suppression,
+            fingerprint: hash
         )
     }
 

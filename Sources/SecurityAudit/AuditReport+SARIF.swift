@@ -44,18 +44,20 @@ extension AuditReport {
                 "ruleId": .string(finding.ruleID),
                 "level": .string(Self.sarifLevel(finding.severity)),
                 "message": ["text": .string(finding.message)],
-                "locations": [[
-                    "physicalLocation": [
-                        "artifactLocation": [
-                            "uri": .string(Self.percentEncodedPath(finding.path)),
-                            "uriBaseId": "%SRCROOT%",
-                        ],
-                        "region": [
-                            "startLine": .int(max(finding.line, 1)),
-                            "startColumn": .int(max(finding.column, 1)),
-                        ],
-                    ],
-                ]],
+                "locations": [
+                    [
+                        "physicalLocation": [
+                            "artifactLocation": [
+                                "uri": .string(Self.percentEncodedPath(finding.path)),
+                                "uriBaseId": "%SRCROOT%",
+                            ],
+                            "region": [
+                                "startLine": .int(max(finding.line, 1)),
+                                "startColumn": .int(max(finding.column, 1)),
+                            ],
+                        ]
+                    ]
+                ],
                 "partialFingerprints": ["securenet/v1": .string(fingerprint)],
             ]
             if let index = ruleIndex[finding.ruleID] { result["ruleIndex"] = .int(index) }
@@ -74,22 +76,26 @@ extension AuditReport {
             [
                 "level": "warning",
                 "message": ["text": .string("\(file.path) could not be audited: \(file.reason)")],
-                "locations": [[
-                    "physicalLocation": [
-                        "artifactLocation": [
-                            "uri": .string(Self.percentEncodedPath(file.path)), "uriBaseId": "%SRCROOT%",
-                        ],
-                    ],
-                ]],
+                "locations": [
+                    [
+                        "physicalLocation": [
+                            "artifactLocation": [
+                                "uri": .string(Self.percentEncodedPath(file.path)), "uriBaseId": "%SRCROOT%",
+                            ]
+                        ]
+                    ]
+                ],
             ]
         }
         let run: JSONValue = [
             "tool": ["driver": .object(driver)],
             "originalUriBaseIds": ["%SRCROOT%": .object(root)],
-            "invocations": [[
-                "executionSuccessful": true,
-                "toolExecutionNotifications": .array(notifications),
-            ]],
+            "invocations": [
+                [
+                    "executionSuccessful": true,
+                    "toolExecutionNotifications": .array(notifications),
+                ]
+            ],
             "results": .array(results),
         ]
         let log: JSONValue = [

@@ -24,7 +24,8 @@ extension AuditReport {
             lines.append("\(file.path): unreadable: \(file.reason)")
         }
         let total = findings.count
-        var summary = "\(total) finding\(total == 1 ? "" : "s") (\(count(of: .high)) high, "
+        var summary =
+            "\(total) finding\(total == 1 ? "" : "s") (\(count(of: .high)) high, "
             + "\(count(of: .medium)) medium, \(count(of: .low)) low), \(suppressed.count) suppressed, "
             + "\(filesScanned) file\(filesScanned == 1 ? "" : "s") scanned"
         if !unreadableFiles.isEmpty { summary += ", \(unreadableFiles.count) unreadable" }

@@ -40,7 +40,9 @@ public struct AuditRule: Sendable, Hashable {
 extension AuditRule {
     /// `SN000`: a `securenet:ignore` comment without a reason or naming an unknown rule.
     public static let invalidSuppression = AuditRule(
-        id: "SN000", name: "invalid-suppression", severity: .low,
+        id: "SN000",
+        name: "invalid-suppression",
+        severity: .low,
         summary: "A securenet:ignore comment has no reason or names an unknown rule, so it suppresses nothing.",
         fix: "Write `// securenet:ignore SNxxx why this is safe` with a known rule ID and a reason.",
         rationale: "Suppressions are reviewed like code; an unexplained or mistyped suppression hides nothing "
@@ -50,7 +52,9 @@ extension AuditRule {
 
     /// `SN001`: `NSAllowsArbitraryLoads` (or its web-content / media variants) in `NSAppTransportSecurity`.
     public static let atsArbitraryLoads = AuditRule(
-        id: "SN001", name: "ats-arbitrary-loads", severity: .high,
+        id: "SN001",
+        name: "ats-arbitrary-loads",
+        severity: .high,
         summary: "App Transport Security is disabled for all connections (NSAllowsArbitraryLoads).",
         fix: "Remove NSAllowsArbitraryLoads; add a narrow per-domain exception only where a server cannot use TLS.",
         rationale: "NSAllowsArbitraryLoads turns off ATS, allowing cleartext HTTP and weak TLS everywhere "
@@ -61,7 +65,9 @@ extension AuditRule {
 
     /// `SN002`: a per-domain ATS exception allowing insecure HTTP loads.
     public static let atsInsecureHTTPException = AuditRule(
-        id: "SN002", name: "ats-insecure-http-exception", severity: .medium,
+        id: "SN002",
+        name: "ats-insecure-http-exception",
+        severity: .medium,
         summary: "An ATS domain exception allows cleartext HTTP (NSExceptionAllowsInsecureHTTPLoads).",
         fix: "Serve the domain over HTTPS and remove the exception.",
         rationale: "NSExceptionAllowsInsecureHTTPLoads lets the app talk to the domain over cleartext HTTP "
@@ -72,7 +78,9 @@ extension AuditRule {
 
     /// `SN003`: a per-domain ATS exception lowering the minimum TLS version below 1.2.
     public static let atsWeakTLSVersion = AuditRule(
-        id: "SN003", name: "ats-weak-tls-version", severity: .medium,
+        id: "SN003",
+        name: "ats-weak-tls-version",
+        severity: .medium,
         summary: "An ATS domain exception allows TLS versions older than TLS 1.2.",
         fix: "Remove NSExceptionMinimumTLSVersion or set it to TLSv1.2 or TLSv1.3.",
         rationale: "TLS 1.0 and 1.1 are deprecated (RFC 8996); ATS requires TLS 1.2 by default (Apple, "
@@ -82,7 +90,9 @@ extension AuditRule {
 
     /// `SN004`: a per-domain ATS exception disabling forward secrecy.
     public static let atsForwardSecrecyDisabled = AuditRule(
-        id: "SN004", name: "ats-forward-secrecy-disabled", severity: .medium,
+        id: "SN004",
+        name: "ats-forward-secrecy-disabled",
+        severity: .medium,
         summary: "An ATS domain exception disables the forward-secrecy requirement.",
         fix: "Enable ECDHE cipher suites on the server and remove NSExceptionRequiresForwardSecrecy = false.",
         rationale: "Without forward secrecy, a later compromise of the server key decrypts recorded traffic "
@@ -93,7 +103,9 @@ extension AuditRule {
 
     /// `SN005`: a cleartext `http://` URL to a non-local host.
     public static let cleartextHTTPURL = AuditRule(
-        id: "SN005", name: "cleartext-http-url", severity: .medium,
+        id: "SN005",
+        name: "cleartext-http-url",
+        severity: .medium,
         summary: "A cleartext http:// URL points at a non-local host.",
         fix: "Use https:// (and keep ATS enabled).",
         rationale: "Traffic to an http:// URL can be read and modified on the network; ATS blocks it unless "
@@ -104,7 +116,9 @@ extension AuditRule {
 
     /// `SN006`: a secret stored in `UserDefaults`, `@AppStorage` or a plist file.
     public static let secretInUserDefaults = AuditRule(
-        id: "SN006", name: "secret-in-user-defaults", severity: .high,
+        id: "SN006",
+        name: "secret-in-user-defaults",
+        severity: .high,
         summary: "A token, password or key is stored in UserDefaults, @AppStorage or a plain plist file.",
         fix: "Store secrets in the Keychain (for example this project's SecureStorage), not in UserDefaults.",
         rationale: "UserDefaults and plist files are unencrypted plists in the app container, included in "
@@ -115,7 +129,9 @@ extension AuditRule {
 
     /// `SN007`: a secret written to a log.
     public static let secretInLogs = AuditRule(
-        id: "SN007", name: "secret-in-logs", severity: .high,
+        id: "SN007",
+        name: "secret-in-logs",
+        severity: .high,
         summary: "A token, password or Authorization header is written to a log.",
         fix: "Do not log secrets; with Logger, interpolate with `privacy: .private` (or `.sensitive`).",
         rationale: "Logs are collected by sysdiagnose, crash reporters and log-shipping SDKs. The rule asks "
@@ -127,7 +143,9 @@ extension AuditRule {
 
     /// `SN008`: server trust evaluation disabled or bypassed.
     public static let trustEvaluationDisabled = AuditRule(
-        id: "SN008", name: "trust-evaluation-disabled", severity: .high,
+        id: "SN008",
+        name: "trust-evaluation-disabled",
+        severity: .high,
         summary: "TLS server trust evaluation is disabled or bypassed.",
         fix: "Evaluate the trust (SecTrustEvaluateWithError) before answering with URLCredential(trust:); "
             + "cancel the challenge when a pin check fails.",
@@ -139,7 +157,9 @@ extension AuditRule {
 
     /// `SN009`: Keychain items accessible while the device is locked.
     public static let keychainAccessibleAlways = AuditRule(
-        id: "SN009", name: "keychain-accessible-always", severity: .high,
+        id: "SN009",
+        name: "keychain-accessible-always",
+        severity: .high,
         summary: "A Keychain item uses kSecAttrAccessibleAlways or kSecAttrAccessibleAlwaysThisDeviceOnly.",
         fix: "Use kSecAttrAccessibleWhenUnlockedThisDeviceOnly or kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly.",
         rationale: "These deprecated classes keep the item readable while the device is locked and give it no "
@@ -149,7 +169,9 @@ extension AuditRule {
 
     /// `SN010`: a password hashed with a fast or broken hash.
     public static let weakPasswordHash = AuditRule(
-        id: "SN010", name: "weak-password-hash", severity: .high,
+        id: "SN010",
+        name: "weak-password-hash",
+        severity: .high,
         summary: "A password is hashed with MD5/SHA-1, or with unsalted SHA-2.",
         fix: "Derive password hashes with a slow, salted KDF (PBKDF2, scrypt, Argon2 or PasswordHasher).",
         rationale: "Fast hashes let an attacker test billions of guesses per second and unsalted hashes fall to "
@@ -160,7 +182,9 @@ extension AuditRule {
 
     /// `SN011`: authenticated responses written to the URL cache.
     public static let cachedAuthenticatedResponse = AuditRule(
-        id: "SN011", name: "cached-authenticated-response", severity: .medium,
+        id: "SN011",
+        name: "cached-authenticated-response",
+        severity: .medium,
         summary: "A URL cache or cache-preferring policy is used where requests carry an Authorization header.",
         fix: "Use an ephemeral session or `urlCache = nil`, and `.reloadIgnoringLocalCacheData` for authenticated "
             + "requests.",
@@ -171,7 +195,9 @@ extension AuditRule {
 
     /// `SN012`: a credential literal in code or build settings.
     public static let hardcodedCredential = AuditRule(
-        id: "SN012", name: "hardcoded-credential", severity: .high,
+        id: "SN012",
+        name: "hardcoded-credential",
+        severity: .high,
         summary: "A credential-like string literal is bound to a secret-named variable, key or setting.",
         fix: "Load secrets at run time (Keychain, server-issued tokens); never ship them in the binary or build "
             + "settings.",
@@ -184,7 +210,9 @@ extension AuditRule {
 
     /// `SN013`: a non-cryptographic random generator producing key material.
     public static let insecureRandom = AuditRule(
-        id: "SN013", name: "insecure-random-for-secret", severity: .high,
+        id: "SN013",
+        name: "insecure-random-for-secret",
+        severity: .high,
         summary: "A non-cryptographic random function produces a key, nonce, IV, salt, token or OTP.",
         fix: "Use SecRandomCopyBytes, SymmetricKey(size:) or SystemRandomNumberGenerator (e.g. UInt8.random(in:)).",
         rationale: "rand(), random(), drand48() and friends are predictable; arc4random is reported too because "
@@ -195,7 +223,9 @@ extension AuditRule {
 
     /// `SN014`: certificate pinning without a backup pin.
     public static let pinWithoutBackup = AuditRule(
-        id: "SN014", name: "pin-without-backup", severity: .medium,
+        id: "SN014",
+        name: "pin-without-backup",
+        severity: .medium,
         summary: "A pinned domain has fewer than two pins, so a key rotation bricks the app's networking.",
         fix: "Pin at least two keys: the current one and a backup (or a CA key).",
         rationale: "With a single pin, replacing the certificate or an emergency revocation cuts every "
@@ -206,7 +236,9 @@ extension AuditRule {
 
     /// `SN015`: the `get-task-allow` entitlement enabled.
     public static let debuggableEntitlement = AuditRule(
-        id: "SN015", name: "debuggable-entitlement", severity: .low,
+        id: "SN015",
+        name: "debuggable-entitlement",
+        severity: .low,
         summary: "The get-task-allow entitlement is true, so a debugger can attach and read memory.",
         fix: "Let Xcode set get-task-allow only for Debug signing; remove it from committed entitlements.",
         rationale: "A debuggable build lets any debugger attach and read tokens and keys from memory. OWASP "

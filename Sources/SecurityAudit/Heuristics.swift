@@ -81,7 +81,7 @@ enum SecretNames {
                 matchEnd = index
             }
             if index + 1 < words.count,
-               secretPairs.contains(where: { $0.0 == word && $0.1 == words[index + 1] })
+                secretPairs.contains(where: { $0.0 == word && $0.1 == words[index + 1] })
             {
                 matchEnd = index + 1
             }
@@ -154,13 +154,13 @@ enum CredentialLiteral {
         if let body = rest(after: "github_pat_"), body.count >= 30 { return "GitHub token" }
         for prefix in ["AKIA", "ASIA"] {
             if let body = rest(after: prefix), body.count == 16,
-               body.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
+                body.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
             {
                 return "AWS access key ID"
             }
         }
         if let body = rest(after: "AIza"), body.count == 35,
-           body.allSatisfy({ isAlnum($0) || $0 == "_" || $0 == "-" })
+            body.allSatisfy({ isAlnum($0) || $0 == "_" || $0 == "-" })
         {
             return "Google API key"
         }

@@ -19,17 +19,28 @@ enum JSONPolicyRules {
         let root = try parser.parseDocument()
         var findings: [AuditFinding] = []
         func add(_ rule: AuditRule, _ line: Int, _ severity: AuditSeverity, _ message: String) {
-            findings.append(AuditFinding(
-                ruleID: rule.id, severity: severity, path: path, line: line, column: parser.column(ofLine: line),
-                message: message, fix: rule.fix
-            ))
+            findings.append(
+                AuditFinding(
+                    ruleID: rule.id,
+                    severity: severity,
+                    path: path,
+                    line: line,
+                    column: parser.column(ofLine: line),
+                    message: message,
+                    fix: rule.fix
+                )
+            )
         }
         if let entry = root["allowsArbitraryLoads"], entry.node.boolValue == true {
             add(.atsArbitraryLoads, entry.keyLine, .high, "allowsArbitraryLoads turns off the policy for every host")
         }
         if let entry = root["minimumTLSVersion"], let version = entry.node.stringValue, isWeak(version) {
-            add(.atsWeakTLSVersion, entry.keyLine, .high,
-                "minimumTLSVersion \(version) allows deprecated TLS everywhere")
+            add(
+                .atsWeakTLSVersion,
+                entry.keyLine,
+                .high,
+                "minimumTLSVersion \(version) allows deprecated TLS everywhere"
+            )
         }
         if let entry = root["requiresForwardSecrecy"], entry.node.boolValue == false {
             add(.atsForwardSecrecyDisabled, entry.keyLine, .medium, "requiresForwardSecrecy false for every host")
@@ -38,16 +49,28 @@ enum JSONPolicyRules {
             let subdomains = domain.node["includesSubdomains"]?.node.boolValue == true
             let scope = subdomains ? "\(domain.key) and all its subdomains" : domain.key
             if let entry = domain.node["allowsInsecureHTTPLoads"], entry.node.boolValue == true {
-                add(.atsInsecureHTTPException, entry.keyLine, subdomains ? .high : .medium,
-                    "allowsInsecureHTTPLoads allows cleartext HTTP to \(scope)")
+                add(
+                    .atsInsecureHTTPException,
+                    entry.keyLine,
+                    subdomains ? .high : .medium,
+                    "allowsInsecureHTTPLoads allows cleartext HTTP to \(scope)"
+                )
             }
             if let entry = domain.node["minimumTLSVersion"], let version = entry.node.stringValue, isWeak(version) {
-                add(.atsWeakTLSVersion, entry.keyLine, subdomains ? .high : .medium,
-                    "minimumTLSVersion \(version) allows deprecated TLS for \(scope)")
+                add(
+                    .atsWeakTLSVersion,
+                    entry.keyLine,
+                    subdomains ? .high : .medium,
+                    "minimumTLSVersion \(version) allows deprecated TLS for \(scope)"
+                )
             }
             if let entry = domain.node["requiresForwardSecrecy"], entry.node.boolValue == false {
-                add(.atsForwardSecrecyDisabled, entry.keyLine, subdomains ? .medium : .low,
-                    "requiresForwardSecrecy false allows cipher suites without forward secrecy for \(scope)")
+                add(
+                    .atsForwardSecrecyDisabled,
+                    entry.keyLine,
+                    subdomains ? .medium : .low,
+                    "requiresForwardSecrecy false allows cipher suites without forward secrecy for \(scope)"
+                )
             }
             if let pins = domain.node["pins"], let count = pinCount(pins.node), count < 2 {
                 add(.pinWithoutBackup, pins.keyLine, .medium, "\(domain.key) has \(count) pin; add a backup pin")
@@ -216,7 +239,7 @@ struct LineTrackingJSONParser {
                 case UInt8(ascii: "f"): pending.append(0x0C)
                 case UInt8(ascii: "u"):
                     guard index + 4 <= bytes.count,
-                          let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+                        let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
                     else { throw failure("bad \\u escape") }
                     index += 4
                     flush()

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -185,8 +186,10 @@ private final class XMLPlistBuilder: NSObject, XMLParserDelegate {
         case "true", "false":
             add(PlistNode(value: .bool(elementName == "true"), line: elementLine), parser: parser)
         case "integer", "real":
-            add(PlistNode(value: .number(text.trimmingCharacters(in: .whitespacesAndNewlines)), line: elementLine),
-                parser: parser)
+            add(
+                PlistNode(value: .number(text.trimmingCharacters(in: .whitespacesAndNewlines)), line: elementLine),
+                parser: parser
+            )
         case "date", "data":
             add(PlistNode(value: .other, line: elementLine), parser: parser)
         default:

@@ -18,7 +18,8 @@ struct PropertyListRules {
         let isBinary = data.starts(with: Array("bplist".utf8))
         let text = isBinary ? "" : String(decoding: data, as: UTF8.self)
         var rules = PropertyListRules(
-            path: path, lines: isBinary ? [] : text.split(separator: "\n", omittingEmptySubsequences: false)
+            path: path,
+            lines: isBinary ? [] : text.split(separator: "\n", omittingEmptySubsequences: false)
         )
         rules.check(root)
         let comments = isBinary ? [] : SuppressionParser.scanXMLComments(in: text)
@@ -35,10 +36,17 @@ struct PropertyListRules {
         if line >= 1, line <= lines.count {
             column = lines[line - 1].utf8.prefix(while: { $0 == 0x20 || $0 == 0x09 }).count + 1
         }
-        findings.append(AuditFinding(
-            ruleID: rule.id, severity: severity ?? rule.severity, path: path, line: line, column: column,
-            message: message, fix: rule.fix
-        ))
+        findings.append(
+            AuditFinding(
+                ruleID: rule.id,
+                severity: severity ?? rule.severity,
+                path: path,
+                line: line,
+                column: column,
+                message: message,
+                fix: rule.fix
+            )
+        )
     }
 
     private mutating func check(_ root: PlistNode) {
@@ -46,7 +54,8 @@ struct PropertyListRules {
         for key in ["get-task-allow", "com.apple.security.get-task-allow"] {
             if let entry = root[key], entry.node.boolValue == true {
                 report(
-                    .debuggableEntitlement, line: entry.keyLine,
+                    .debuggableEntitlement,
+                    line: entry.keyLine,
                     message: "\(key) is true: any debugger can attach and read secrets from memory"
                 )
             }
@@ -66,7 +75,9 @@ struct PropertyListRules {
             // so it only weakens older systems.
             let overridden = Self.arbitraryLoadOverrides.contains { ats[$0] != nil }
             report(
-                .atsArbitraryLoads, line: entry.keyLine, severity: overridden ? .medium : .high,
+                .atsArbitraryLoads,
+                line: entry.keyLine,
+                severity: overridden ? .medium : .high,
                 message: overridden
                     ? "NSAllowsArbitraryLoads disables ATS on systems older than iOS 10 / macOS 10.12"
                     : "NSAllowsArbitraryLoads disables App Transport Security for every connection"
@@ -75,7 +86,9 @@ struct PropertyListRules {
         for key in ["NSAllowsArbitraryLoadsInWebContent", "NSAllowsArbitraryLoadsForMedia"] {
             if let entry = ats[key], entry.node.boolValue == true {
                 report(
-                    .atsArbitraryLoads, line: entry.keyLine, severity: .medium,
+                    .atsArbitraryLoads,
+                    line: entry.keyLine,
+                    severity: .medium,
                     message: "\(key) disables App Transport Security for "
                         + (key.hasSuffix("Media") ? "media" : "web views")
                 )
@@ -93,7 +106,8 @@ struct PropertyListRules {
                     .reduce(0, +)
                 if count < 2 {
                     report(
-                        .pinWithoutBackup, line: domain.keyLine,
+                        .pinWithoutBackup,
+                        line: domain.keyLine,
                         message: "\(domain.key) is pinned to \(count) identit\(count == 1 ? "y" : "ies"); "
                             + "add a backup pin"
                     )
@@ -109,7 +123,9 @@ struct PropertyListRules {
         for key in ["NSExceptionAllowsInsecureHTTPLoads", "NSTemporaryExceptionAllowsInsecureHTTPLoads"] {
             if let entry = node[key], entry.node.boolValue == true {
                 report(
-                    .atsInsecureHTTPException, line: entry.keyLine, severity: subdomains ? .high : .medium,
+                    .atsInsecureHTTPException,
+                    line: entry.keyLine,
+                    severity: subdomains ? .high : .medium,
                     message: "\(key) allows cleartext HTTP to \(scope)"
                 )
             }
@@ -117,7 +133,9 @@ struct PropertyListRules {
         for key in ["NSExceptionMinimumTLSVersion", "NSTemporaryExceptionMinimumTLSVersion"] {
             if let entry = node[key], let version = entry.node.stringValue, version != "TLSv1.2", version != "TLSv1.3" {
                 report(
-                    .atsWeakTLSVersion, line: entry.keyLine, severity: subdomains ? .high : .medium,
+                    .atsWeakTLSVersion,
+                    line: entry.keyLine,
+                    severity: subdomains ? .high : .medium,
                     message: "\(key) \(version) allows deprecated TLS for \(scope)"
                 )
             }
@@ -125,7 +143,9 @@ struct PropertyListRules {
         for key in ["NSExceptionRequiresForwardSecrecy", "NSTemporaryExceptionRequiresForwardSecrecy"] {
             if let entry = node[key], entry.node.boolValue == false {
                 report(
-                    .atsForwardSecrecyDisabled, line: entry.keyLine, severity: subdomains ? .medium : .low,
+                    .atsForwardSecrecyDisabled,
+                    line: entry.keyLine,
+                    severity: subdomains ? .medium : .low,
                     message: "\(key) false allows cipher suites without forward secrecy for \(scope)"
                 )
             }
@@ -143,7 +163,8 @@ struct PropertyListRules {
         case .string(let text):
             if let host = CleartextURL.nonLocalHost(in: text) {
                 report(
-                    .cleartextHTTPURL, line: node.line,
+                    .cleartextHTTPURL,
+                    line: node.line,
                     message: "cleartext URL to \(host) can be read and altered on the network"
                 )
             }

@@ -107,7 +107,10 @@ public struct SecurityAuditor: Sendable {
             }
         }
         return AuditReport(
-            findings: findings, suppressed: suppressed, filesScanned: scanned, unreadableFiles: unreadable
+            findings: findings,
+            suppressed: suppressed,
+            filesScanned: scanned,
+            unreadableFiles: unreadable
         )
     }
 }
@@ -169,9 +172,13 @@ enum FileWalker {
         let keys: [URLResourceKey] = [.isDirectoryKey, .isSymbolicLinkKey, .isRegularFileKey]
         let manager = FileManager.default
         while let (directory, prefix) = pending.popLast() {
-            guard let entries = try? manager.contentsOfDirectory(
-                at: directory, includingPropertiesForKeys: keys, options: []
-            ) else { continue }
+            guard
+                let entries = try? manager.contentsOfDirectory(
+                    at: directory,
+                    includingPropertiesForKeys: keys,
+                    options: []
+                )
+            else { continue }
             for entry in entries.sorted(by: { $0.lastPathComponent < $1.lastPathComponent }) {
                 let name = entry.lastPathComponent
                 if !excluded.isEmpty, excluded.contains(prefix + name) { continue }
@@ -214,8 +221,10 @@ enum FileAuditor {
             guard JSONPolicyRules.isPolicy(data) else { return .skipped }
             do {
                 let findings = try JSONPolicyRules.audit(data: data, path: file.relativePath)
-                return .audited(active: Fingerprint.assign(findings, text: String(decoding: data, as: UTF8.self)),
-                                suppressed: [])
+                return .audited(
+                    active: Fingerprint.assign(findings, text: String(decoding: data, as: UTF8.self)),
+                    suppressed: []
+                )
             } catch {
                 return .unreadable(UnreadableFile(path: file.relativePath, reason: error.reason))
             }
@@ -225,7 +234,8 @@ enum FileAuditor {
     static func auditSwift(text: String, path: String) -> FileResult {
         let (active, suppressed) = SwiftRuleVisitor.audit(source: text, path: path)
         return .audited(
-            active: Fingerprint.assign(active, text: text), suppressed: Fingerprint.assign(suppressed, text: text)
+            active: Fingerprint.assign(active, text: text),
+            suppressed: Fingerprint.assign(suppressed, text: text)
         )
     }
 
@@ -245,7 +255,8 @@ enum FileAuditor {
     static func auditXCConfig(text: String, path: String) -> FileResult {
         let (active, suppressed) = XCConfigRules.audit(text: text, path: path)
         return .audited(
-            active: Fingerprint.assign(active, text: text), suppressed: Fingerprint.assign(suppressed, text: text)
+            active: Fingerprint.assign(active, text: text),
+            suppressed: Fingerprint.assign(suppressed, text: text)
         )
     }
 }

@@ -66,7 +66,8 @@ enum SuppressionParser {
         let unknown = ids.filter { AuditRule.byID[$0] == nil || $0 == AuditRule.invalidSuppression.id }
         if !unknown.isEmpty {
             return .invalid(
-                line: line, column: column,
+                line: line,
+                column: column,
                 problem: "names unknown rule \(unknown.joined(separator: ", "))"
             )
         }
@@ -129,11 +130,17 @@ enum SuppressionParser {
                 byLine[suppression.line] = suppression
             case .invalid(let line, let column, let problem):
                 let rule = AuditRule.invalidSuppression
-                active.append(AuditFinding(
-                    ruleID: rule.id, severity: rule.severity, path: path, line: line, column: column,
-                    message: "securenet:ignore comment \(problem), so it suppresses nothing",
-                    fix: rule.fix
-                ))
+                active.append(
+                    AuditFinding(
+                        ruleID: rule.id,
+                        severity: rule.severity,
+                        path: path,
+                        line: line,
+                        column: column,
+                        message: "securenet:ignore comment \(problem), so it suppresses nothing",
+                        fix: rule.fix
+                    )
+                )
             }
         }
         for finding in findings {

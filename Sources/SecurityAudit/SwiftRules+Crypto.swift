@@ -33,7 +33,8 @@ extension SwiftRuleVisitor {
         let names = NameCollector.collect(node.arguments).names.map(\.name)
         guard let password = names.first(where: SecretNames.isPassword) else { return }
         if !broken, names.contains(where: { NameWords.split($0).contains("salt") }) { return }
-        let message = broken
+        let message =
+            broken
             ? "\(algorithm) is a broken, fast hash applied to '\(password)'"
             : "unsalted \(algorithm) of '\(password)' is fast to brute-force"
         report(.weakPasswordHash, at: node, message: message)
@@ -46,7 +47,8 @@ extension SwiftRuleVisitor {
         let names = SyntaxHelpers.boundNames(of: node, throughExpressions: true)
         guard let target = names.first(where: SecretNames.isKeyMaterial) else { return }
         report(
-            .insecureRandom, at: node,
+            .insecureRandom,
+            at: node,
             message: "\(callee.name)() is not a CSPRNG but produces '\(target)'"
         )
     }

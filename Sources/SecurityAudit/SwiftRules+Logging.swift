@@ -14,11 +14,12 @@ extension SwiftRuleVisitor {
     func checkLogging(_ node: FunctionCallExprSyntax, callee: Callee) {
         let isPrint = callee.base == nil && Self.printFunctions.contains(callee.name)
         let isOSLog = callee.base == nil && callee.name == "os_log"
-        let isLogger = callee.base != nil && Self.loggerMethods.contains(callee.name)
+        let isLogger =
+            callee.base != nil && Self.loggerMethods.contains(callee.name)
             && callee.baseText.lowercased().contains("log")
         guard isPrint || isOSLog || isLogger else { return }
         if isOSLog, let format = node.arguments.lazy.compactMap({ SyntaxHelpers.literalValue($0.expression) }).first,
-           format.contains("%{"), !format.contains("%{public}")
+            format.contains("%{"), !format.contains("%{public}")
         {
             return
         }
@@ -27,7 +28,8 @@ extension SwiftRuleVisitor {
             finder.walk(argument.expression)
             if let secret = finder.secret {
                 report(
-                    .secretInLogs, at: node,
+                    .secretInLogs,
+                    at: node,
                     message: "\(callee.base == nil ? callee.name : "\(callee.baseText).\(callee.name)") writes "
                         + "'\(secret)' to the log",
                     fix: isLogger
@@ -76,8 +78,8 @@ final class LoggedSecretFinder: SyntaxVisitor {
             secret = name
         } else if SecretNames.isSecret(name, includeAuthorization: true) {
             if let member = node.parent?.as(MemberAccessExprSyntax.self),
-               let base = member.base, Syntax(base).id == Syntax(node).id,
-               Self.harmlessMembers.contains(member.declName.baseName.text)
+                let base = member.base, Syntax(base).id == Syntax(node).id,
+                Self.harmlessMembers.contains(member.declName.baseName.text)
             {
                 return .visitChildren
             }

@@ -23,7 +23,8 @@ extension SwiftRuleVisitor {
         if interpolated, !prefix.dropFirst(7).contains(where: { $0 == "/" || $0 == ":" || $0 == "?" }) { return }
         guard prefix.utf8.count >= 7, let host = CleartextURL.nonLocalHost(in: prefix) else { return }
         report(
-            .cleartextHTTPURL, at: node,
+            .cleartextHTTPURL,
+            at: node,
             message: "cleartext URL to \(host) can be read and altered on the network"
         )
     }
@@ -35,12 +36,14 @@ extension SwiftRuleVisitor {
         switch callee.name {
         case "DisabledTrustEvaluator", "DisabledEvaluator":
             report(
-                .trustEvaluationDisabled, at: node,
+                .trustEvaluationDisabled,
+                at: node,
                 message: "\(callee.name) accepts any certificate for the host, disabling TLS authentication"
             )
         case "SecTrustSetExceptions":
             report(
-                .trustEvaluationDisabled, at: node,
+                .trustEvaluationDisabled,
+                at: node,
                 message: "SecTrustSetExceptions makes a failed trust evaluation succeed"
             )
         default:
@@ -55,12 +58,14 @@ extension SwiftRuleVisitor {
         let value = literal.literal.tokenKind == .keyword(.true)
         if label == "validateHost", !value {
             report(
-                .trustEvaluationDisabled, at: node,
+                .trustEvaluationDisabled,
+                at: node,
                 message: "validateHost: false accepts a valid certificate issued for any other host"
             )
         } else if label == "allowsExpiredCertificates", value {
             report(
-                .trustEvaluationDisabled, at: node,
+                .trustEvaluationDisabled,
+                at: node,
                 message: "allowsExpiredCertificates: true accepts expired (possibly revoked) certificates"
             )
         }
@@ -70,10 +75,11 @@ extension SwiftRuleVisitor {
     func checkAssignment(target: ExprSyntax, value: ExprSyntax) {
         guard let name = SyntaxHelpers.trailingName(target) else { return }
         if name == "allowsExpiredCertificates",
-           value.as(BooleanLiteralExprSyntax.self)?.literal.tokenKind == .keyword(.true)
+            value.as(BooleanLiteralExprSyntax.self)?.literal.tokenKind == .keyword(.true)
         {
             report(
-                .trustEvaluationDisabled, at: target,
+                .trustEvaluationDisabled,
+                at: target,
                 message: "allowsExpiredCertificates = true accepts expired (possibly revoked) certificates"
             )
         }
@@ -97,14 +103,16 @@ extension SwiftRuleVisitor {
         if !scanner.evaluates {
             for call in scanner.trustCredentials {
                 report(
-                    .trustEvaluationDisabled, at: call,
+                    .trustEvaluationDisabled,
+                    at: call,
                     message: "URLCredential(trust:) is returned without evaluating the server trust in this method"
                 )
             }
         }
         for member in scanner.defaultHandlings where TrustDelegateScanner.isInFailedCheckBranch(member) {
             report(
-                .trustEvaluationDisabled, at: member,
+                .trustEvaluationDisabled,
+                at: member,
                 message: ".performDefaultHandling after a failed pin/trust check lets the connection proceed",
                 fix: "Answer a failed pin or trust check with .cancelAuthenticationChallenge."
             )
@@ -122,7 +130,7 @@ extension SwiftRuleVisitor {
         case "shared" where node.base?.trimmedDescription == "URLCache":
             // Clearing the shared cache is the fix, not the problem.
             if let outer = node.parent?.as(MemberAccessExprSyntax.self),
-               outer.declName.baseName.text.hasPrefix("remove")
+                outer.declName.baseName.text.hasPrefix("remove")
             {
                 return
             }
@@ -175,7 +183,8 @@ extension SwiftRuleVisitor {
             case nil: what = "a URLCache"
             }
             report(
-                .cachedAuthenticatedResponse, at: candidate,
+                .cachedAuthenticatedResponse,
+                at: candidate,
                 message: "\(what) caches responses to requests that carry an Authorization header in this scope"
             )
         }

@@ -10,16 +10,18 @@ extension SwiftRuleVisitor {
     /// name is a secret name. A Keychain wrapper's `set(_:forKey:)` is not a UserDefaults receiver.
     func checkUserDefaultsWrite(_ node: FunctionCallExprSyntax, callee: Callee) {
         guard callee.name == "set" || callee.name == "setValue",
-              callee.baseText.lowercased().contains("defaults"),
-              let keyArgument = node.arguments.first(where: { $0.label?.text == "forKey" })
+            callee.baseText.lowercased().contains("defaults"),
+            let keyArgument = node.arguments.first(where: { $0.label?.text == "forKey" })
         else { return }
-        let keyName = SyntaxHelpers.literalValue(keyArgument.expression)
+        let keyName =
+            SyntaxHelpers.literalValue(keyArgument.expression)
             ?? SyntaxHelpers.trailingName(keyArgument.expression)
         let valueName = node.arguments.first.flatMap { SyntaxHelpers.trailingName($0.expression) }
         let secret = [keyName, valueName].compactMap { $0 }.first { SecretNames.isSecret($0) }
         guard let secret else { return }
         report(
-            .secretInUserDefaults, at: node,
+            .secretInUserDefaults,
+            at: node,
             message: "'\(secret)' is written to UserDefaults, an unencrypted plist in the app container"
         )
     }
@@ -27,14 +29,15 @@ extension SwiftRuleVisitor {
     /// `@AppStorage("token")` / `@AppStorage(Keys.token)`.
     func checkAppStorage(_ node: AttributeSyntax) {
         guard node.attributeName.trimmedDescription == "AppStorage",
-              case .argumentList(let arguments) = node.arguments,
-              let first = arguments.first
+            case .argumentList(let arguments) = node.arguments,
+            let first = arguments.first
         else { return }
         guard let key = SyntaxHelpers.literalValue(first.expression) ?? SyntaxHelpers.trailingName(first.expression),
-              SecretNames.isSecret(key)
+            SecretNames.isSecret(key)
         else { return }
         report(
-            .secretInUserDefaults, at: node,
+            .secretInUserDefaults,
+            at: node,
             message: "@AppStorage(\"\(key)\") keeps a secret in UserDefaults, an unencrypted plist"
         )
     }
@@ -57,11 +60,13 @@ extension SwiftRuleVisitor {
         }
         guard let data else { return }
         let collected = NameCollector.collect(data)
-        let secret = collected.literals.first { SecretNames.isSecret($0) }
+        let secret =
+            collected.literals.first { SecretNames.isSecret($0) }
             ?? collected.names.map(\.name).first { SecretNames.isSecret($0) }
         guard let secret else { return }
         report(
-            .secretInUserDefaults, at: node,
+            .secretInUserDefaults,
+            at: node,
             message: "'\(secret)' is written to an unencrypted property list file"
         )
     }
@@ -72,7 +77,8 @@ extension SwiftRuleVisitor {
         let name = node.baseName.text
         guard name == "kSecAttrAccessibleAlways" || name == "kSecAttrAccessibleAlwaysThisDeviceOnly" else { return }
         report(
-            .keychainAccessibleAlways, at: node,
+            .keychainAccessibleAlways,
+            at: node,
             message: "\(name) keeps the Keychain item readable while the device is locked"
         )
     }
@@ -90,7 +96,7 @@ extension SwiftRuleVisitor {
             return
         }
         guard let name, SecretNames.isSecret(name),
-              CredentialLiteral.isCredential(value, passwordName: SecretNames.isPassword(name))
+            CredentialLiteral.isCredential(value, passwordName: SecretNames.isPassword(name))
         else { return }
         report(.hardcodedCredential, at: node, message: "'\(name)' is a hard-coded credential in the app binary")
     }
@@ -99,12 +105,15 @@ extension SwiftRuleVisitor {
 
     /// TrustKit: `kTSKPublicKeyHashes: [single]`.
     func checkTrustKitPins(_ node: DictionaryElementSyntax) {
-        guard SyntaxHelpers.trailingName(node.key) == "kTSKPublicKeyHashes" || SyntaxHelpers
-            .literalValue(node.key) == "kTSKPublicKeyHashes",
+        guard
+            SyntaxHelpers.trailingName(node.key) == "kTSKPublicKeyHashes"
+                || SyntaxHelpers
+                    .literalValue(node.key) == "kTSKPublicKeyHashes",
             let array = node.value.as(ArrayExprSyntax.self), array.elements.count < 2
         else { return }
         report(
-            .pinWithoutBackup, at: node,
+            .pinWithoutBackup,
+            at: node,
             message: "kTSKPublicKeyHashes has \(array.elements.count) pin; a key rotation will break connections"
         )
     }

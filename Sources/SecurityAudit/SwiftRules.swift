@@ -41,15 +41,17 @@ final class SwiftRuleVisitor: SyntaxVisitor {
         fix: String? = nil
     ) {
         let location = converter.location(for: node.positionAfterSkippingLeadingTrivia)
-        findings.append(AuditFinding(
-            ruleID: rule.id,
-            severity: severity ?? rule.severity,
-            path: path,
-            line: location.line,
-            column: location.column,
-            message: message,
-            fix: fix ?? rule.fix
-        ))
+        findings.append(
+            AuditFinding(
+                ruleID: rule.id,
+                severity: severity ?? rule.severity,
+                path: path,
+                line: location.line,
+                column: location.column,
+                message: message,
+                fix: fix ?? rule.fix
+            )
+        )
     }
 
     /// `// securenet:ignore …` line comments, read from token trivia so that `//` in strings never counts.
@@ -65,7 +67,9 @@ final class SwiftRuleVisitor: SyntaxVisitor {
                     if case .lineComment(let text) = piece, text.contains(SuppressionParser.marker) {
                         let location = converter.location(for: offset)
                         if let parsed = SuppressionParser.parse(
-                            comment: String(text.dropFirst(2)), line: location.line, column: location.column
+                            comment: String(text.dropFirst(2)),
+                            line: location.line,
+                            column: location.column
                         ) {
                             result.append(parsed)
                         }
@@ -213,7 +217,7 @@ enum SyntaxHelpers {
         while let parent = current {
             if let initializer = parent.as(InitializerClauseSyntax.self) {
                 if let binding = initializer.parent?.as(PatternBindingSyntax.self),
-                   let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
+                    let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text
                 {
                     names.append(name)
                 } else if let parameter = initializer.parent?.as(FunctionParameterSyntax.self) {
@@ -224,7 +228,7 @@ enum SyntaxHelpers {
             if parent.is(ExprListSyntax.self), let sequence = parent.parent?.as(SequenceExprSyntax.self) {
                 let elements = Array(sequence.elements)
                 if let index = elements.firstIndex(where: { Syntax($0).id == child.id }), index >= 2,
-                   elements[index - 1].is(AssignmentExprSyntax.self)
+                    elements[index - 1].is(AssignmentExprSyntax.self)
                 {
                     if let name = trailingName(elements[index - 2]) { names.append(name) }
                     return names
@@ -237,7 +241,7 @@ enum SyntaxHelpers {
             }
             if let element = parent.as(DictionaryElementSyntax.self) {
                 if Syntax(element.value).id == child.id,
-                   let name = literalValue(element.key) ?? trailingName(element.key)
+                    let name = literalValue(element.key) ?? trailingName(element.key)
                 {
                     names.append(name)
                 }
@@ -249,10 +253,12 @@ enum SyntaxHelpers {
             }
             // With `throughExpressions`, a single-expression closure (`(0..<16).map { _ in rand() }`) is part
             // of its statement.
-            let closureStatement = parent.is(CodeBlockItemSyntax.self)
+            let closureStatement =
+                parent.is(CodeBlockItemSyntax.self)
                 && parent.parent?.parent?.is(ClosureExprSyntax.self) == true
             let inClosure = throughExpressions && (parent.is(ClosureExprSyntax.self) || closureStatement)
-            let isStatementBoundary = parent.is(CodeBlockItemSyntax.self) || parent.is(MemberBlockItemSyntax.self)
+            let isStatementBoundary =
+                parent.is(CodeBlockItemSyntax.self) || parent.is(MemberBlockItemSyntax.self)
                 || parent.is(ClosureExprSyntax.self) || parent.is(CodeBlockSyntax.self)
             if isStatementBoundary, !inClosure { return names }
             if !throughExpressions, !parent.is(LabeledExprListSyntax.self) { return names }

@@ -14,8 +14,8 @@ enum XCConfigRules {
             // `NAME[sdk=iphoneos*] = value`: the assignment's `=` comes after any condition brackets.
             guard var equals = line.firstIndex(of: "=") else { continue }
             if let open = line.firstIndex(of: "["), open < equals,
-               let close = line[open...].firstIndex(of: "]"),
-               let afterCondition = line[close...].firstIndex(of: "=")
+                let close = line[open...].firstIndex(of: "]"),
+                let afterCondition = line[close...].firstIndex(of: "=")
             {
                 equals = afterCondition
             }
@@ -27,18 +27,26 @@ enum XCConfigRules {
             let value = rawValue.replacingOccurrences(of: "$()", with: "")
             let column = rawLine.utf8.prefix(while: { $0 == 0x20 || $0 == 0x09 }).count + 1
             func add(_ rule: AuditRule, _ message: String) {
-                findings.append(AuditFinding(
-                    ruleID: rule.id, severity: rule.severity, path: path, line: index + 1, column: column,
-                    message: message, fix: rule.fix
-                ))
+                findings.append(
+                    AuditFinding(
+                        ruleID: rule.id,
+                        severity: rule.severity,
+                        path: path,
+                        line: index + 1,
+                        column: column,
+                        message: message,
+                        fix: rule.fix
+                    )
+                )
             }
             if let host = CleartextURL.nonLocalHost(in: value) {
                 add(.cleartextHTTPURL, "\(name) is a cleartext URL to \(host)")
             }
-            let unquoted = value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2
+            let unquoted =
+                value.hasPrefix("\"") && value.hasSuffix("\"") && value.count >= 2
                 ? String(value.dropFirst().dropLast()) : value
             if !unquoted.contains("$("), SecretNames.isSecret(name),
-               CredentialLiteral.isCredential(unquoted, passwordName: SecretNames.isPassword(name))
+                CredentialLiteral.isCredential(unquoted, passwordName: SecretNames.isPassword(name))
             {
                 add(.hardcodedCredential, "build setting \(name) holds a hard-coded credential")
             }

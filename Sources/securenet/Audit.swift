@@ -61,10 +61,16 @@ struct Audit: ParsableCommand {
     @Flag(help: "Print JSON (the same as --format json).")
     var json = false
 
-    @Option(name: .customLong("fail-on"), help: "The lowest severity that makes the exit status 2: high, medium, low or never.")
+    @Option(
+        name: .customLong("fail-on"),
+        help: "The lowest severity that makes the exit status 2: high, medium, low or never."
+    )
     var failOn: Threshold = .high
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "Write the report to this file instead of standard output.")
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: "Write the report to this file instead of standard output."
+    )
     var output: String?
 
     func run() throws {

@@ -25,9 +25,11 @@ struct AuditorTests {
         #expect(report.findings.map { "\($0.ruleID) \($0.path)" } == ["SN005 Good.swift"])
         #expect(report.unreadableFiles.map(\.path) == ["Broken.plist", "Latin.swift", "Text.entitlements"])
         #expect(report.unreadableFiles[1].reason == "not valid UTF-8")
-        #expect(report.text().hasSuffix(
-            "1 finding (0 high, 1 medium, 0 low), 0 suppressed, 4 files scanned, 3 unreadable\n"
-        ))
+        #expect(
+            report.text().hasSuffix(
+                "1 finding (0 high, 1 medium, 0 low), 0 suppressed, 4 files scanned, 3 unreadable\n"
+            )
+        )
     }
 
     @Test("a single file can be audited; its path is the file name")
@@ -49,14 +51,16 @@ struct AuditorTests {
         let bad = Data("let u = \"http://e.com\"\n".utf8)
         try bad.write(to: outside.appendingPathComponent("Outside.swift"))
         let manager = FileManager.default
-        for directory in ["App", ".build", ".build-linux", "Pods", "Carthage", "node_modules", ".swiftpm", ".git",
-                          "DerivedData", ".hidden"]
-        {
+        for directory in [
+            "App", ".build", ".build-linux", "Pods", "Carthage", "node_modules", ".swiftpm", ".git",
+            "DerivedData", ".hidden",
+        ] {
             try manager.createDirectory(at: root.appendingPathComponent(directory), withIntermediateDirectories: true)
             try bad.write(to: root.appendingPathComponent(directory).appendingPathComponent("File.swift"))
         }
         try manager.createSymbolicLink(
-            at: root.appendingPathComponent("App/Linked"), withDestinationURL: outside
+            at: root.appendingPathComponent("App/Linked"),
+            withDestinationURL: outside
         )
         let report = try SecurityAuditor().audit(path: root.path)
         #expect(report.findings.map(\.path) == ["App/File.swift"])
@@ -89,12 +93,14 @@ struct AuditorTests {
         try Data("{\"pinnedDomains\": {".utf8).write(to: root.appendingPathComponent("broken.json"))
         try Data("{\"name\": \"http://example.com\"}".utf8).write(to: root.appendingPathComponent("package.json"))
         let report = try SecurityAuditor().audit(path: root.path)
-        #expect(report.findings.map(Triple.init) == [
-            Triple("SN001", "policy.json", 2, .high),
-            Triple("SN002", "policy.json", 6, .high),
-            Triple("SN003", "policy.json", 7, .high),
-            Triple("SN014", "policy.json", 8, .medium),
-        ])
+        #expect(
+            report.findings.map(Triple.init) == [
+                Triple("SN001", "policy.json", 2, .high),
+                Triple("SN002", "policy.json", 6, .high),
+                Triple("SN003", "policy.json", 7, .high),
+                Triple("SN014", "policy.json", 8, .medium),
+            ]
+        )
         #expect(report.findings.first?.column == 3)
         #expect(report.filesScanned == 2)
         #expect(report.unreadableFiles.map(\.path) == ["broken.json"])
@@ -120,9 +126,11 @@ struct AuditorTests {
         let ids = AuditRule.all.map(\.id)
         #expect(ids == (0...15).map { String(format: "SN%03d", $0) })
         #expect(Set(AuditRule.all.map(\.name)).count == AuditRule.all.count)
-        #expect(AuditRule.all.allSatisfy { rule in
-            rule.name.allSatisfy { $0.isLowercase || $0 == "-" } && !rule.summary.isEmpty && !rule.fix.isEmpty
-        })
+        #expect(
+            AuditRule.all.allSatisfy { rule in
+                rule.name.allSatisfy { $0.isLowercase || $0 == "-" } && !rule.summary.isEmpty && !rule.fix.isEmpty
+            }
+        )
         #expect(AuditSeverity.low < .medium && AuditSeverity.medium < .high)
     }
 }

@@ -55,13 +55,17 @@ struct FixtureProjectTests {
     @Test("keeps suppressed findings with their reasons")
     func suppressedFindings() throws {
         let report = try SecurityAuditor().audit(path: Fixtures.sampleApp.path)
-        #expect(report.suppressed.map(Triple.init) == [
-            Triple("SN002", "SampleApp/Info.plist", 39, .medium),
-            Triple("SN012", "Sources/Storage/SessionStore.swift", 49, .high),
-        ])
-        #expect(report.suppressed.map { $0.suppression?.reason } == [
-            "CDN serves only public, signed assets", "sandbox-only OAuth client",
-        ])
+        #expect(
+            report.suppressed.map(Triple.init) == [
+                Triple("SN002", "SampleApp/Info.plist", 39, .medium),
+                Triple("SN012", "Sources/Storage/SessionStore.swift", 49, .high),
+            ]
+        )
+        #expect(
+            report.suppressed.map { $0.suppression?.reason } == [
+                "CDN serves only public, signed assets", "sandbox-only OAuth client",
+            ]
+        )
         #expect(report.suppressed.map { $0.suppression?.ruleIDs } == [["SN002"], ["SN012"]])
     }
 
@@ -75,9 +79,11 @@ struct FixtureProjectTests {
     @Test("columns point at the offending expression")
     func columns() throws {
         let report = try SecurityAuditor().audit(path: Fixtures.sampleApp.path)
-        let apiKey = try #require(report.findings.first {
-            $0.ruleID == "SN012" && $0.path.hasSuffix("APIClient.swift")
-        })
+        let apiKey = try #require(
+            report.findings.first {
+                $0.ruleID == "SN012" && $0.path.hasSuffix("APIClient.swift")
+            }
+        )
         #expect(apiKey.column == 26)
         let ats = try #require(report.findings.first { $0.ruleID == "SN001" })
         #expect(ats.column == 3)

@@ -11,42 +11,58 @@ struct PropertyListRuleTests {
 
     @Test("SN001 arbitrary loads: high alone, medium when ignored by newer systems or scoped to web/media")
     func arbitraryLoads() {
-        #expect(findings("""
-            <key>NSAppTransportSecurity</key>
-            <dict>
+        #expect(
+            findings(
+                """
+                <key>NSAppTransportSecurity</key>
+                <dict>
+                    <key>NSAllowsArbitraryLoads</key>
+                    <true/>
+                </dict>
+                """
+            ) == ["SN001@7:high"]
+        )
+        #expect(
+            findings(
+                """
+                <key>NSAppTransportSecurity</key>
+                <dict>
+                    <key>NSAllowsArbitraryLoadsInWebContent</key>
+                    <true/>
+                    <key>NSAllowsArbitraryLoadsForMedia</key>
+                    <false/>
+                    <key>NSAllowsLocalNetworking</key>
+                    <true/>
+                </dict>
+                """
+            ) == ["SN001@7:medium"]
+        )
+        #expect(
+            findings(
+                """
+                <key>NSAppTransportSecurity</key>
+                <dict>
+                    <key>NSAllowsArbitraryLoads</key>
+                    <true/>
+                    <key>NSAllowsLocalNetworking</key>
+                    <true/>
+                </dict>
+                """
+            ) == ["SN001@7:medium"]
+        )
+        #expect(
+            findings(
+                """
+                <key>NSAppTransportSecurity</key>
+                <dict>
+                    <key>NSAllowsArbitraryLoads</key>
+                    <false/>
+                </dict>
                 <key>NSAllowsArbitraryLoads</key>
                 <true/>
-            </dict>
-            """) == ["SN001@7:high"])
-        #expect(findings("""
-            <key>NSAppTransportSecurity</key>
-            <dict>
-                <key>NSAllowsArbitraryLoadsInWebContent</key>
-                <true/>
-                <key>NSAllowsArbitraryLoadsForMedia</key>
-                <false/>
-                <key>NSAllowsLocalNetworking</key>
-                <true/>
-            </dict>
-            """) == ["SN001@7:medium"])
-        #expect(findings("""
-            <key>NSAppTransportSecurity</key>
-            <dict>
-                <key>NSAllowsArbitraryLoads</key>
-                <true/>
-                <key>NSAllowsLocalNetworking</key>
-                <true/>
-            </dict>
-            """) == ["SN001@7:medium"])
-        #expect(findings("""
-            <key>NSAppTransportSecurity</key>
-            <dict>
-                <key>NSAllowsArbitraryLoads</key>
-                <false/>
-            </dict>
-            <key>NSAllowsArbitraryLoads</key>
-            <true/>
-            """) == [])
+                """
+            ) == []
+        )
     }
 
     @Test("SN002–SN004 exception domains, scoped by NSIncludesSubdomains, local hosts exempt")
@@ -89,54 +105,66 @@ struct PropertyListRuleTests {
                 </dict>
             </dict>
             """
-        #expect(findings(body) == [
-            "SN002@13:high", "SN003@15:high", "SN004@17:medium", "SN003@22:medium",
-        ])
+        #expect(
+            findings(body) == [
+                "SN002@13:high", "SN003@15:high", "SN004@17:medium", "SN003@22:medium",
+            ]
+        )
     }
 
     @Test("SN005 http values in plists; the DOCTYPE and local hosts are not values")
     func cleartextValues() {
-        #expect(findings("""
-            <key>Endpoints</key>
-            <array>
-                <string>http://api.example.com</string>
-                <string>https://api.example.com</string>
-                <string>http://localhost:3000</string>
-            </array>
-            """) == ["SN005@7:medium"])
+        #expect(
+            findings(
+                """
+                <key>Endpoints</key>
+                <array>
+                    <string>http://api.example.com</string>
+                    <string>https://api.example.com</string>
+                    <string>http://localhost:3000</string>
+                </array>
+                """
+            ) == ["SN005@7:medium"]
+        )
     }
 
     @Test("SN014 NSPinnedDomains needs two identities in total")
     func pinnedDomains() {
-        #expect(findings("""
-            <key>NSAppTransportSecurity</key>
-            <dict>
-                <key>NSPinnedDomains</key>
+        #expect(
+            findings(
+                """
+                <key>NSAppTransportSecurity</key>
                 <dict>
-                    <key>one.example.com</key>
+                    <key>NSPinnedDomains</key>
                     <dict>
-                        <key>NSPinnedCAIdentities</key>
-                        <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
+                        <key>one.example.com</key>
+                        <dict>
+                            <key>NSPinnedCAIdentities</key>
+                            <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
+                        </dict>
+                        <key>two.example.com</key>
+                        <dict>
+                            <key>NSPinnedCAIdentities</key>
+                            <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
+                            <key>NSPinnedLeafIdentities</key>
+                            <array><dict><key>SPKI-SHA256-BASE64</key><string>b</string></dict></array>
+                        </dict>
+                        <key>none.example.com</key>
+                        <dict/>
                     </dict>
-                    <key>two.example.com</key>
-                    <dict>
-                        <key>NSPinnedCAIdentities</key>
-                        <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
-                        <key>NSPinnedLeafIdentities</key>
-                        <array><dict><key>SPKI-SHA256-BASE64</key><string>b</string></dict></array>
-                    </dict>
-                    <key>none.example.com</key>
-                    <dict/>
                 </dict>
-            </dict>
-            """) == ["SN014@9:medium", "SN014@21:medium"])
+                """
+            ) == ["SN014@9:medium", "SN014@21:medium"]
+        )
     }
 
     @Test("SN015 get-task-allow true in entitlements; false is fine")
     func getTaskAllow() {
         #expect(findings("<key>get-task-allow</key>\n<true/>", path: "App.entitlements") == ["SN015@5:low"])
-        #expect(findings("<key>com.apple.security.get-task-allow</key>\n<true/>", path: "App.entitlements")
-            == ["SN015@5:low"])
+        #expect(
+            findings("<key>com.apple.security.get-task-allow</key>\n<true/>", path: "App.entitlements")
+                == ["SN015@5:low"]
+        )
         #expect(findings("<key>get-task-allow</key>\n<false/>", path: "App.entitlements") == [])
     }
 

@@ -13,17 +13,19 @@ struct ReportFormatTests {
     @Test("text output is compiler-style with fix lines and a summary")
     func text() {
         let report = SecurityAuditor().audit(swiftSource: Self.source, path: "Sources/A.swift")
-        #expect(report.text() == """
-            Sources/A.swift:1:9: medium: cleartext URL to e.com can be read and altered on the network \
-            [SN005 cleartext-http-url]
-                fix: Use https:// (and keep ATS enabled).
-            Sources/A.swift:3:30: high: kSecAttrAccessibleAlways keeps the Keychain item readable while the device \
-            is locked [SN009 keychain-accessible-always]
-                fix: Use kSecAttrAccessibleWhenUnlockedThisDeviceOnly or \
-            kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly.
-            2 findings (1 high, 1 medium, 0 low), 1 suppressed, 1 file scanned
+        #expect(
+            report.text() == """
+                Sources/A.swift:1:9: medium: cleartext URL to e.com can be read and altered on the network \
+                [SN005 cleartext-http-url]
+                    fix: Use https:// (and keep ATS enabled).
+                Sources/A.swift:3:30: high: kSecAttrAccessibleAlways keeps the Keychain item readable while the device \
+                is locked [SN009 keychain-accessible-always]
+                    fix: Use kSecAttrAccessibleWhenUnlockedThisDeviceOnly or \
+                kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly.
+                2 findings (1 high, 1 medium, 0 low), 1 suppressed, 1 file scanned
 
-            """)
+                """
+        )
         #expect(report.findings(atOrAbove: .high).map(\.ruleID) == ["SN009"])
         #expect(report.findings(atOrAbove: .low).count == 2)
     }
@@ -65,8 +67,10 @@ struct ReportFormatTests {
         let suppressions = results.map { $0["suppressions"] as? [[String: String]] }
         #expect(suppressions[0] == nil)
         #expect(suppressions[1] == [["kind": "inSource", "justification": "local test double"]])
-        let location = try #require((results[2]["locations"] as? [[String: Any]])?.first?["physicalLocation"]
-            as? [String: Any])
+        let location = try #require(
+            (results[2]["locations"] as? [[String: Any]])?.first?["physicalLocation"]
+                as? [String: Any]
+        )
         #expect(
             (location["artifactLocation"] as? [String: String]) == ["uri": "Sources/A.swift", "uriBaseId": "%SRCROOT%"]
         )
@@ -80,7 +84,8 @@ struct ReportFormatTests {
     func stableFingerprints() {
         let before = SecurityAuditor().audit(swiftSource: "let u = \"http://e.com\"\n", path: "A.swift")
         let after = SecurityAuditor().audit(
-            swiftSource: "import Foundation\n\nlet u = \"http://e.com\"\n", path: "A.swift"
+            swiftSource: "import Foundation\n\nlet u = \"http://e.com\"\n",
+            path: "A.swift"
         )
         #expect(before.findings.first?.line == 1)
         #expect(after.findings.first?.line == 3)
@@ -96,11 +101,15 @@ struct ReportFormatTests {
 
         let fixtureReport = try SecurityAuditor().audit(path: Fixtures.sampleApp.path)
         let unreadable = AuditReport(
-            findings: fixtureReport.findings, suppressed: fixtureReport.suppressed, filesScanned: 12,
+            findings: fixtureReport.findings,
+            suppressed: fixtureReport.suppressed,
+            filesScanned: 12,
             unreadableFiles: [UnreadableFile(path: "Broken Dir/Bad.plist", reason: "malformed")]
         )
         let valid = try unreadable.sarif(
-            toolVersion: "0.1.0", informationURI: "https://example.com/securenet", sourceRoot: Fixtures.sampleApp.path
+            toolVersion: "0.1.0",
+            informationURI: "https://example.com/securenet",
+            sourceRoot: Fixtures.sampleApp.path
         )
         let (status, output) = try validate(valid)
         #expect(status == 0, Comment(rawValue: output))

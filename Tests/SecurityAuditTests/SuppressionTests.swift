@@ -69,13 +69,15 @@ struct SuppressionTests {
 
     @Test("XML comments suppress in property lists; xcconfig uses // comments")
     func otherFormats() {
-        let data = plist("""
+        let data = plist(
+            """
             <key>NSAppTransportSecurity</key>
             <dict>
                 <key>NSAllowsArbitraryLoads</key> <!-- securenet:ignore SN001 kiosk build, reviewed -->
                 <true/>
             </dict>
-            """)
+            """
+        )
         let report = SecurityAuditor().audit(propertyList: data)
         #expect(report.findings.isEmpty)
         #expect(report.suppressed.map { "\($0.ruleID)@\($0.line)" } == ["SN001@7"])

@@ -41,9 +41,11 @@ struct SwiftRuleTests {
             let data = try PropertyListSerialization.data(fromPropertyList: ["api_key": key], format: .xml, options: 0)
             UserDefaults.standard.set(tokenizerVersion, forKey: "tokenizer")
             """
-        #expect(swiftFindings(source) == [
-            "SN006@1", "SN006@3", "SN006@4", "SN006@6", "SN006@8", "SN006@9", "SN006@11",
-        ])
+        #expect(
+            swiftFindings(source) == [
+                "SN006@1", "SN006@3", "SN006@4", "SN006@6", "SN006@8", "SN006@9", "SN006@11",
+            ]
+        )
     }
 
     @Test("SN007 secrets in logs, honouring explicit Logger privacy")
@@ -66,9 +68,11 @@ struct SwiftRuleTests {
             print(redact(token))
             logger.info("user \\(userName, privacy: .public)")
             """
-        #expect(swiftFindings(source) == [
-            "SN007@1", "SN007@3", "SN007@4", "SN007@8", "SN007@9", "SN007@10", "SN007@11",
-        ])
+        #expect(
+            swiftFindings(source) == [
+                "SN007@1", "SN007@3", "SN007@4", "SN007@8", "SN007@9", "SN007@10", "SN007@11",
+            ]
+        )
     }
 
     @Test("SN008 URLCredential(trust:) without evaluation; evaluated delegates pass")
@@ -221,9 +225,11 @@ struct SwiftRuleTests {
             client.clientSecret = "Zx9Qw3Er7Ty1Ui5Op2As8Df4Gh6Jk0Lm"
             client.clientName = "Zx9Qw3Er7Ty1Ui5Op2As8Df4Gh6Jk0Lm"
             """
-        #expect(swiftFindings(source) == [
-            "SN012@1", "SN012@5", "SN012@7", "SN012@8", "SN012@9", "SN012@10", "SN012@13", "SN012@16",
-        ])
+        #expect(
+            swiftFindings(source) == [
+                "SN012@1", "SN012@5", "SN012@7", "SN012@8", "SN012@9", "SN012@10", "SN012@13", "SN012@16",
+            ]
+        )
     }
 
     @Test("SN013 insecure randomness only when it produces key material")

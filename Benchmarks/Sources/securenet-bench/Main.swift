@@ -6,7 +6,7 @@ struct SecureNetBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "securenet-bench",
         abstract: "Benchmarks SecureNetworking against AsyncHTTPClient and two bare-NIO limits (async and wire); writes Benchmarks/RESULTS.md.",
-        subcommands: [RunAll.self, ServerCommand.self, ClientCommand.self, PKICommand.self, DPoPCommand.self],
+        subcommands: [RunAll.self, ServerCommand.self, ClientCommand.self, PKICommand.self, DPoPCommand.self, AuditCommand.self],
         defaultSubcommand: RunAll.self
     )
 }
