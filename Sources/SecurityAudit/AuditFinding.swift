@@ -17,10 +17,10 @@ public struct AuditFinding: Sendable, Codable, Hashable {
     /// One line explaining how to fix it.
     public let fix: String
     /// The in-source suppression that silenced this finding, if any.
-    public let suppression: Suppression?
+    public internal(set) var suppression: Suppression?
     /// A stable 64-bit FNV-1a hash (16 hex digits) of the rule ID, path and the trimmed text of the line, so
     /// that a finding keeps its identity when lines above it move. Used for SARIF `partialFingerprints`.
-    public let fingerprint: String
+    public internal(set) var fingerprint: String
 
     /// Creates a finding.
     public init(
@@ -50,34 +50,18 @@ public struct AuditFinding: Sendable, Codable, Hashable {
 
     /// A copy of this finding with `suppression` set.
     func suppressed(by suppression: Suppression) -> AuditFinding {
-        AuditFinding(
-            ruleID: ruleID,
-            severity: severity,
-            path: path,
-            line: line,
-            column: column,
-            message: message,
-            fix: fix,
-            suppression: suppression,
-            fingerprint: fingerprint
-        )
+        var copy = self
+        copy.suppression = suppression
+        return copy
     }
 
     /// A copy of this finding with `fingerprint` computed from the text of its line.
     func fingerprinted(lineText: Substring) -> AuditFinding {
         let trimmed = lineText.trimmingCharacters(in: .whitespacesAndNewlines)
         let hash = Fingerprint.fnv1a64("\(ruleID)|\(path)|\(trimmed.isEmpty ? message : trimmed)")
-        return AuditFinding(
-            ruleID: ruleID,
-            severity: severity,
-            path: path,
-            line: line,
-            column: column,
-            message: message,
-            fix: fix,
-            suppression: suppression,
-            fingerprint: hash
-        )
+        var copy = self
+        copy.fingerprint = hash
+        return copy
     }
 
     /// The deterministic report order: path, line, column, rule id, then message.

@@ -103,6 +103,15 @@ struct AuditCommandTests {
         #expect(validation.status == 0, "\(validation.error)")
     }
 
+    /// This package's own sources pass their own audit at the strictest threshold.
+    @Test func theLibrarysOwnSourcesHaveNoFinding() async throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Sources").standardizedFileURL.path
+        let result = try await self.audit([sources, "--fail-on", "low"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.hasPrefix("0 findings (0 high, 0 medium, 0 low), 1 suppressed, "), "\(result.output)")
+    }
+
     @Test func aMissingPathOrAnUnparsableFileIsAnError() async throws {
         let missing = try await self.audit(["/nonexistent/securenet-audit"])
         #expect(missing.status == 1)
