@@ -104,7 +104,7 @@ enum Fingerprint {
     /// Sets the fingerprint of every finding from the lines of `text`.
     static func assign(_ findings: [AuditFinding], text: String) -> [AuditFinding] {
         guard !findings.isEmpty else { return findings }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.lines
         return findings.map { finding in
             let line = finding.line >= 1 && finding.line <= lines.count ? lines[finding.line - 1] : ""
             return finding.fingerprinted(lineText: line)

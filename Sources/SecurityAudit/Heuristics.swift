@@ -240,3 +240,32 @@ enum LocalHosts {
         return false
     }
 }
+
+extension String {
+    /// The lines of the text, split at each LF byte, without a CR before it: a CR LF pair is one
+    /// `Character`, which a split on `"\n"` would never find.
+    var lines: [Substring] {
+        self.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+            Substring(line.last == 0x0D ? line.dropLast() : line)
+        }
+    }
+
+    /// Whether `needle`'s UTF-8 bytes occur in this string's, compared byte by byte: without the
+    /// Foundation overload of `contains`, which goes through `NSString` and UTF-16 on Linux and was a
+    /// measurable part of auditing each file.
+    func containsUTF8(_ needle: String) -> Bool {
+        let pattern = Array(needle.utf8)
+        guard let first = pattern.first else { return true }
+        var text = self
+        return text.withUTF8 { bytes in
+            guard bytes.count >= pattern.count else { return false }
+            var index = 0
+            let last = bytes.count - pattern.count
+            while index <= last {
+                if bytes[index] == first, bytes[index..<index + pattern.count].elementsEqual(pattern) { return true }
+                index += 1
+            }
+            return false
+        }
+    }
+}

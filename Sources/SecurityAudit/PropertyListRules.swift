@@ -19,7 +19,7 @@ struct PropertyListRules {
         let text = isBinary ? "" : String(decoding: data, as: UTF8.self)
         var rules = PropertyListRules(
             path: path,
-            lines: isBinary ? [] : text.split(separator: "\n", omittingEmptySubsequences: false)
+            lines: isBinary ? [] : text.lines
         )
         rules.check(root)
         let comments = isBinary ? [] : SuppressionParser.scanXMLComments(in: text)

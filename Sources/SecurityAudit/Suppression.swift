@@ -86,9 +86,9 @@ enum SuppressionParser {
     /// Finds `//` comments carrying the marker in line-oriented text (xcconfig). Swift sources use the
     /// syntax tree's trivia instead, so that `//` inside string literals is never mistaken for a comment.
     static func scanLineComments(in text: String) -> [Parsed] {
-        guard text.contains(marker) else { return [] }
+        guard text.containsUTF8(marker) else { return [] }
         var result: [Parsed] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.lines.enumerated() {
             guard line.contains(marker), let start = line.range(of: "//") else { continue }
             let column = line.utf8.distance(from: line.startIndex, to: start.lowerBound) + 1
             if let parsed = parse(comment: String(line[start.upperBound...]), line: index + 1, column: column) {
@@ -100,9 +100,9 @@ enum SuppressionParser {
 
     /// Finds `<!-- … -->` comments carrying the marker in XML text.
     static func scanXMLComments(in text: String) -> [Parsed] {
-        guard text.contains(marker) else { return [] }
+        guard text.containsUTF8(marker) else { return [] }
         var result: [Parsed] = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in text.lines.enumerated() {
             guard line.contains(marker), let open = line.range(of: "<!--") else { continue }
             var body = line[open.upperBound...]
             if let close = body.range(of: "-->") { body = body[..<close.lowerBound] }

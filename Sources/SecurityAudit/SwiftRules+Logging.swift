@@ -16,7 +16,7 @@ extension SwiftRuleVisitor {
         let isOSLog = callee.base == nil && callee.name == "os_log"
         let isLogger =
             callee.base != nil && Self.loggerMethods.contains(callee.name)
-            && callee.baseText.lowercased().contains("log")
+            && callee.baseText.lowercased().containsUTF8("log")
         guard isPrint || isOSLog || isLogger else { return }
         if isOSLog, let format = node.arguments.lazy.compactMap({ SyntaxHelpers.literalValue($0.expression) }).first,
             format.contains("%{"), !format.contains("%{public}")

@@ -10,7 +10,7 @@ extension SwiftRuleVisitor {
     /// name is a secret name. A Keychain wrapper's `set(_:forKey:)` is not a UserDefaults receiver.
     func checkUserDefaultsWrite(_ node: FunctionCallExprSyntax, callee: Callee) {
         guard callee.name == "set" || callee.name == "setValue",
-            callee.baseText.lowercased().contains("defaults"),
+            callee.baseText.lowercased().containsUTF8("defaults"),
             let keyArgument = node.arguments.first(where: { $0.label?.text == "forKey" })
         else { return }
         let keyName =
@@ -45,13 +45,15 @@ extension SwiftRuleVisitor {
     /// Secrets written to plist files: `NSDictionary(…).write(to:)`, `PropertyListEncoder().encode(x)` and
     /// `PropertyListSerialization.data(fromPropertyList:…)` whose data has a secret-named key or identifier.
     func checkPlistWrite(_ node: FunctionCallExprSyntax, callee: Callee) {
+        // The receiver's text is only built for the three method names that can write a plist.
+        guard ["write", "encode", "data"].contains(callee.name) else { return }
         let base = callee.baseText
         let data: Syntax?
         switch callee.name {
-        case "write" where base.contains("NSDictionary") || base.contains("NSMutableDictionary"):
+        case "write" where base.containsUTF8("NSDictionary"):  // NSDictionary, NSMutableDictionary
             guard let label = node.arguments.first?.label?.text, label == "to" || label == "toFile" else { return }
             data = callee.base.map(Syntax.init)
-        case "encode" where base.contains("PropertyListEncoder"):
+        case "encode" where base.containsUTF8("PropertyListEncoder"):
             data = node.arguments.first.map { Syntax($0.expression) }
         case "data" where base == "PropertyListSerialization":
             data = node.arguments.first(where: { $0.label?.text == "fromPropertyList" }).map { Syntax($0.expression) }

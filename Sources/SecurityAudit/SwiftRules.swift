@@ -27,7 +27,7 @@ final class SwiftRuleVisitor: SyntaxVisitor {
         let visitor = SwiftRuleVisitor(path: path, tree: tree)
         visitor.walk(tree)
         visitor.finishCacheCandidates()
-        let comments = source.contains(SuppressionParser.marker) ? visitor.suppressionComments() : []
+        let comments = source.containsUTF8(SuppressionParser.marker) ? visitor.suppressionComments() : []
         return SuppressionParser.apply(comments, to: visitor.findings, path: path)
     }
 

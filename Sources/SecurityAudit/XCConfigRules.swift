@@ -8,7 +8,7 @@ import Foundation
 enum XCConfigRules {
     static func audit(text: String, path: String) -> (active: [AuditFinding], suppressed: [AuditFinding]) {
         var findings: [AuditFinding] = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, rawLine) in text.lines.enumerated() {
             var line = Substring(rawLine)
             if let comment = line.range(of: "//") { line = line[..<comment.lowerBound] }
             // `NAME[sdk=iphoneos*] = value`: the assignment's `=` comes after any condition brackets.

@@ -204,4 +204,37 @@ struct PropertyListRuleTests {
         let report = SecurityAuditor().audit(xcconfig: text, path: "App.xcconfig")
         #expect(report.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN005@1", "SN012@4", "SN012@5"])
     }
+
+    /// Files saved with Windows line endings: CR LF is one `Character`, so lines are split at the
+    /// LF byte, and the CR never reaches a rule.
+    @Test("CR LF line endings: the same findings on the same lines, suppressions still apply")
+    func crlfLineEndings() {
+        let xcconfig =
+            "A = 1\r\nAPI_URL = http:/$()/api.example.com\r\nLOCAL_URL = http:/$()/localhost\r\n"
+            + "PASSWORD_MIN_LENGTH = 12\r\nLEGACY = http:/$()/old.example.com // securenet:ignore SN005 retired in 2.0\r\n"
+        let config = SecurityAuditor().audit(xcconfig: xcconfig, path: "App.xcconfig")
+        #expect(config.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN005@2"])
+        #expect(
+            config.suppressed.map { "\($0.ruleID)@\($0.line):\($0.suppression?.reason ?? "")" } == [
+                "SN005@5:retired in 2.0"
+            ]
+        )
+
+        let swift =
+            "import Foundation\r\nlet a = 1\r\nlet u = \"http://api.example.com\" // securenet:ignore SN005 sandbox only\r\nlet v = \"http://b.example.com\"\r\n"
+        let source = SecurityAuditor().audit(swiftSource: swift, path: "T.swift")
+        #expect(source.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN005@4"])
+        #expect(source.suppressed.map { "\($0.ruleID)@\($0.line)" } == ["SN005@3"])
+
+        let plistText = String(
+            decoding: plist(
+                "<key>Homepage</key>\n<string>http://www.example.com</string> <!-- securenet:ignore SN005 marketing page -->"
+            ),
+            as: UTF8.self
+        )
+        .replacingOccurrences(of: "\n", with: "\r\n")
+        let list = SecurityAuditor().audit(propertyList: Data(plistText.utf8), path: "Info.plist")
+        #expect(list.findings.isEmpty)
+        #expect(list.suppressed.map { "\($0.ruleID)@\($0.line)" } == ["SN005@6"])
+    }
 }

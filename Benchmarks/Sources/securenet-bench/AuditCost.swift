@@ -55,7 +55,7 @@ struct AuditCommand: ParsableCommand {
         )
         print(
             String(
-                format: "floor, walk + read + swift-syntax parse of the same files on %d cores: %.2f s (%@ s)",
+                format: "floor, reading + swift-syntax parsing the same files on %d cores (no walk): %.2f s (%@ s)",
                 ProcessInfo.processInfo.activeProcessorCount,
                 floor,
                 Self.list(floorTimes)
