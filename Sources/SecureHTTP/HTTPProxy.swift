@@ -1,5 +1,3 @@
-public import Foundation
-
 /// An HTTP proxy that `NIOHTTPTransport` opens every connection through, as a `CONNECT` tunnel
 /// (RFC 9110 §9.3.6).
 ///

@@ -1,6 +1,6 @@
 import Crypto
-public import Foundation
-public import SwiftASN1
+import Foundation
+import SwiftASN1
 public import X509
 
 extension TestPKI {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension TestPKI.Chain {
     /// The chain and its leaf's key as a PKCS#12 bundle, made with the `openssl` command as a
