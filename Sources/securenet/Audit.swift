@@ -11,8 +11,8 @@ struct Audit: ParsableCommand {
         discussion: """
             Swift is parsed with swift-syntax; property lists with Foundation's parsers. Every \
             finding has a rule id, a severity (high, medium, low), a file, line and column, what \
-            is wrong there and the fix. The rules are listed in the README ("securenet audit: the \
-            rules"). Build folders (.build, DerivedData), dependency folders (Pods, Carthage, \
+            is wrong there and the fix. The rules, with a bad and a good example each, are in the \
+            README (under "securenet audit"). Build folders (.build, DerivedData), dependency folders (Pods, Carthage, \
             node_modules) and hidden folders are skipped.
 
             Suppress one finding with a comment on its line that gives a reason (a suppression \
