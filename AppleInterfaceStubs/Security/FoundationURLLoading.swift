@@ -72,7 +72,11 @@ extension URLCredential {
     // `init(identity: SecIdentity, certificates certArray: [Any]?, persistence: URLCredential.Persistence)`;
     // iOS 3.0, macOS 10.6, tvOS 9.0, watchOS 2.0, visionOS 1.0. (missing from corelibs.)
     @available(macOS 10.6, iOS 3.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
-    public convenience init(identity: SecIdentity, certificates certArray: [Any]?, persistence: URLCredential.Persistence) {
+    public convenience init(
+        identity: SecIdentity,
+        certificates certArray: [Any]?,
+        persistence: URLCredential.Persistence
+    ) {
         fatalError()
     }
 }

@@ -46,7 +46,12 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
     // `static var touchIDCurrentSet`; developer.apple.com/documentation/security/secaccesscontrolcreateflags/
     // touchidcurrentset: iOS 9.0–11.3, macOS 10.12.1–10.13.4, tvOS 9.0–11.3, watchOS 2.0–4.3, visionOS 1.0–1.0;
     // renamed "SecAccessControlCreateFlags.biometryCurrentSet" (generated iOS interface).
-    @available(macOS, introduced: 10.12.1, deprecated: 10.13.4, renamed: "SecAccessControlCreateFlags.biometryCurrentSet")
+    @available(
+        macOS,
+        introduced: 10.12.1,
+        deprecated: 10.13.4,
+        renamed: "SecAccessControlCreateFlags.biometryCurrentSet"
+    )
     @available(iOS, introduced: 9.0, deprecated: 11.3, renamed: "SecAccessControlCreateFlags.biometryCurrentSet")
     @available(tvOS, introduced: 9.0, deprecated: 11.3, renamed: "SecAccessControlCreateFlags.biometryCurrentSet")
     @available(watchOS, introduced: 2.0, deprecated: 4.3, renamed: "SecAccessControlCreateFlags.biometryCurrentSet")

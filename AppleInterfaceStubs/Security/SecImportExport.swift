@@ -10,7 +10,11 @@
 // tvOS 9.0, watchOS 2.0, visionOS 1.0.
 @available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
 @discardableResult
-public func SecPKCS12Import(_ pkcs12_data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>) -> OSStatus { fatalError() }
+public func SecPKCS12Import(
+    _ pkcs12_data: CFData,
+    _ options: CFDictionary,
+    _ items: UnsafeMutablePointer<CFArray?>
+) -> OSStatus { fatalError() }
 
 // Security/SecImportExport.h: `extern const CFStringRef kSecImportExportPassphrase` —
 // `let kSecImportExportPassphrase: CFString`; iOS 2.0, macOS 10.6, tvOS 9.0, watchOS 2.0, visionOS 1.0.

@@ -18,14 +18,18 @@
 // UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus`; iOS 2.0, macOS 10.6, tvOS 9.0, watchOS 2.0, visionOS 1.0.
 @available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
 @discardableResult
-public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus { fatalError() }
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    fatalError()
+}
 
 // Security/SecItem.h: `OSStatus SecItemAdd(CFDictionaryRef attributes, CFTypeRef * __nullable
 // CF_RETURNS_RETAINED result)` — `func SecItemAdd(_ attributes: CFDictionary, _ result:
 // UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus`; iOS 2.0, macOS 10.6, tvOS 9.0, watchOS 2.0, visionOS 1.0.
 @available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
 @discardableResult
-public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus { fatalError() }
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    fatalError()
+}
 
 // Security/SecItem.h: `OSStatus SecItemUpdate(CFDictionaryRef query, CFDictionaryRef attributesToUpdate)` —
 // `func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus`;
@@ -112,21 +116,76 @@ nonisolated(unsafe) public let kSecAttrAccessibleAfterFirstUnlock: CFString = { 
 // Security/SecItem.h: kSecAttrAccessibleAlways, deprecated — `let kSecAttrAccessibleAlways: CFString`;
 // developer.apple.com/documentation/security/ksecattraccessiblealways: iOS 4.0–12.0, macOS 10.9–10.14,
 // tvOS 9.0–12.0, watchOS 2.0–5.0, visionOS 1.0–1.0; message from the generated iOS interface.
-@available(macOS, introduced: 10.9, deprecated: 10.14, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock")
-@available(iOS, introduced: 4.0, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock")
-@available(tvOS, introduced: 9.0, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock")
-@available(watchOS, introduced: 2.0, deprecated: 5.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock")
-@available(visionOS, introduced: 1.0, deprecated: 1.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock")
+@available(
+    macOS,
+    introduced: 10.9,
+    deprecated: 10.14,
+    message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock"
+)
+@available(
+    iOS,
+    introduced: 4.0,
+    deprecated: 12.0,
+    message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock"
+)
+@available(
+    tvOS,
+    introduced: 9.0,
+    deprecated: 12.0,
+    message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock"
+)
+@available(
+    watchOS,
+    introduced: 2.0,
+    deprecated: 5.0,
+    message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock"
+)
+@available(
+    visionOS,
+    introduced: 1.0,
+    deprecated: 1.0,
+    message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlock"
+)
 nonisolated(unsafe) public let kSecAttrAccessibleAlways: CFString = { fatalError() }()
 
 // Security/SecItem.h: kSecAttrAccessibleAlwaysThisDeviceOnly, deprecated —
 // `let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString`; developer.apple.com/documentation/security/
 // ksecattraccessiblealwaysthisdeviceonly: same platform ranges as above; message from the generated iOS interface.
-@available(macOS, introduced: 10.9, deprecated: 10.14, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
-@available(iOS, introduced: 4.0, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
-@available(tvOS, introduced: 9.0, deprecated: 12.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
-@available(watchOS, introduced: 2.0, deprecated: 5.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
-@available(visionOS, introduced: 1.0, deprecated: 1.0, message: "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly")
+@available(
+    macOS,
+    introduced: 10.9,
+    deprecated: 10.14,
+    message:
+        "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly"
+)
+@available(
+    iOS,
+    introduced: 4.0,
+    deprecated: 12.0,
+    message:
+        "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly"
+)
+@available(
+    tvOS,
+    introduced: 9.0,
+    deprecated: 12.0,
+    message:
+        "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly"
+)
+@available(
+    watchOS,
+    introduced: 2.0,
+    deprecated: 5.0,
+    message:
+        "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly"
+)
+@available(
+    visionOS,
+    introduced: 1.0,
+    deprecated: 1.0,
+    message:
+        "Use an accessibility level that provides some user protection, such as kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly"
+)
 nonisolated(unsafe) public let kSecAttrAccessibleAlwaysThisDeviceOnly: CFString = { fatalError() }()
 
 // MARK: Search, return and value keys

@@ -14,12 +14,32 @@
 public enum tls_protocol_version_t: UInt16, Sendable {
     // `tls_protocol_version_TLSv10 CF_SWIFT_NAME(TLSv10) API_DEPRECATED("Use tls_protocol_version_TLSv12 or
     // tls_protocol_version_TLSv13 instead.", ios(13.0, 15.0), macos(10.15, 12.0)) = 0x0301`
-    @available(macOS, introduced: 10.15, deprecated: 12.0, message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead.")
-    @available(iOS, introduced: 13.0, deprecated: 15.0, message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead.")
+    @available(
+        macOS,
+        introduced: 10.15,
+        deprecated: 12.0,
+        message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead."
+    )
+    @available(
+        iOS,
+        introduced: 13.0,
+        deprecated: 15.0,
+        message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead."
+    )
     case TLSv10 = 0x0301
     // `tls_protocol_version_TLSv11 CF_SWIFT_NAME(TLSv11) API_DEPRECATED(…same…, ios(13.0, 15.0), macos(10.15, 12.0)) = 0x0302`
-    @available(macOS, introduced: 10.15, deprecated: 12.0, message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead.")
-    @available(iOS, introduced: 13.0, deprecated: 15.0, message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead.")
+    @available(
+        macOS,
+        introduced: 10.15,
+        deprecated: 12.0,
+        message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead."
+    )
+    @available(
+        iOS,
+        introduced: 13.0,
+        deprecated: 15.0,
+        message: "Use tls_protocol_version_TLSv12 or tls_protocol_version_TLSv13 instead."
+    )
     case TLSv11 = 0x0302
     // `tls_protocol_version_TLSv12 CF_SWIFT_NAME(TLSv12) = 0x0303`
     case TLSv12 = 0x0303

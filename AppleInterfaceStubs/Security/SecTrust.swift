@@ -22,21 +22,27 @@ public func SecTrustSetPolicies(_ trust: SecTrust, _ policies: CFTypeRef) -> OSS
 // watchOS 2.0, visionOS 1.0.
 @available(macOS 10.3, iOS 2.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
 @discardableResult
-public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray?) -> OSStatus { fatalError() }
+public func SecTrustSetAnchorCertificates(_ trust: SecTrust, _ anchorCertificates: CFArray?) -> OSStatus {
+    fatalError()
+}
 
 // Security/SecTrust.h: `OSStatus SecTrustSetAnchorCertificatesOnly(SecTrustRef trust, Boolean
 // anchorCertificatesOnly) __OSX_AVAILABLE_STARTING(__MAC_10_6, __IPHONE_2_0);` — iOS 2.0, macOS 10.6,
 // tvOS 9.0, watchOS 2.0, visionOS 1.0.
 @available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
 @discardableResult
-public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertificatesOnly: Bool) -> OSStatus { fatalError() }
+public func SecTrustSetAnchorCertificatesOnly(_ trust: SecTrust, _ anchorCertificatesOnly: Bool) -> OSStatus {
+    fatalError()
+}
 
 // Security/SecTrust.h: `__attribute__((warn_unused_result)) bool SecTrustEvaluateWithError(SecTrustRef trust,
 // CFErrorRef _Nullable * _Nullable CF_RETURNS_RETAINED error) API_AVAILABLE(macos(10.14), ios(12.0),
 // tvos(12.0), watchos(5.0));` — visionOS 1.0 from the documentation page. warn_unused_result: the one
 // C function here that is not @discardableResult.
 @available(macOS 10.14, iOS 12.0, tvOS 12.0, watchOS 5.0, visionOS 1.0, *)
-public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool { fatalError() }
+public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutablePointer<CFError?>?) -> Bool {
+    fatalError()
+}
 
 // Security/SecTrust.h: `_Nullable CF_RETURNS_RETAINED CFArrayRef SecTrustCopyCertificateChain(SecTrustRef trust)
 // API_AVAILABLE(macos(12.0), ios(15.0), tvos(15.0), watchos(8.0));` — Swift

@@ -13,7 +13,10 @@ public struct ClientIdentity: Sendable, CustomStringConvertible {
     let storage: Storage
 
     /// An identity from PEM: the certificate chain (leaf first) and the private key.
-    public static func pem(certificateChain: some Collection<UInt8>, privateKey: some Collection<UInt8>) -> ClientIdentity {
+    public static func pem(
+        certificateChain: some Collection<UInt8>,
+        privateKey: some Collection<UInt8>
+    ) -> ClientIdentity {
         ClientIdentity(storage: .pem(certificateChain: Array(certificateChain), privateKey: Array(privateKey)))
     }
 

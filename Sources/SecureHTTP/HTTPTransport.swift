@@ -17,7 +17,11 @@ public protocol HTTPTransport: Sendable {
     ///     would let the bytes after it be read as another request).
     ///   - options: the request's lane, redirect rules and late-bound credential.
     /// - Throws: ``SecureHTTPError``; cancelling the task throws ``SecureHTTPError/Code/cancelled``.
-    func send(_ request: HTTPRequest, body: Data?, options: HTTPRequestOptions) async throws(SecureHTTPError) -> HTTPTransportResponse
+    func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse
 }
 
 extension HTTPTransport {
@@ -57,7 +61,13 @@ public struct HTTPTransportResponse: Sendable {
     private var finalRequest: HTTPRequest?
 
     /// Creates a response.
-    public init(response: HTTPResponse, body: Data, url: URL, redirectCount: Int = 0, redirectedAcrossOrigins: Bool = false) {
+    public init(
+        response: HTTPResponse,
+        body: Data,
+        url: URL,
+        redirectCount: Int = 0,
+        redirectedAcrossOrigins: Bool = false
+    ) {
         self.response = response
         self.body = body
         self.storedURL = url

@@ -311,7 +311,9 @@ public final class LoopbackHTTPServer: Sendable {
                                 if goAway, let goAwayPlan, let parent = stream.parent {
                                     // Client streams are odd: the n-th is 2n - 1.
                                     let last = UInt32(2 * goAwayPlan.processedStreams - 1)
-                                    try parent.pipeline.syncOperations.handler(type: RawFrameWriter.self).goAway(lastStreamID: last)
+                                    try parent.pipeline.syncOperations.handler(type: RawFrameWriter.self).goAway(
+                                        lastStreamID: last
+                                    )
                                 }
                                 if !readsStreams {
                                     try stream.pipeline.syncOperations.addHandler(StopReadingAfterHeaders())
@@ -345,7 +347,10 @@ public final class LoopbackHTTPServer: Sendable {
                         channel.close()
                     }
                 }
-                return channel.configureHTTP2SecureUpgrade(h2ChannelConfigurator: http2, http1ChannelConfigurator: http1)
+                return channel.configureHTTP2SecureUpgrade(
+                    h2ChannelConfigurator: http2,
+                    http1ChannelConfigurator: http1
+                )
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
@@ -383,7 +388,9 @@ public final class LoopbackHTTPServer: Sendable {
 /// Runs `body` with a started server and stops it afterwards, however `body` ends.
 public func withLoopbackHTTPServer<Result: Sendable>(
     _ tls: LoopbackHTTPServer.TLS?,
-    handler: @escaping @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in .text("ok") },
+    handler: @escaping @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
+        .text("ok")
+    },
     _ body: (LoopbackHTTPServer) async throws -> Result
 ) async throws -> Result {
     let server = try await LoopbackHTTPServer.start(tls: tls, handler: handler)
@@ -542,7 +549,9 @@ private final class RequestHandler: ChannelInboundHandler {
             return
         case .freeze:
             // Over HTTP/2 the connection is the stream's parent.
-            (context.channel.parent ?? context.channel).setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            (context.channel.parent ?? context.channel).setOption(ChannelOptions.autoRead, value: false).whenFailure {
+                _ in
+            }
         case .close:
             context.close(promise: nil)
         case .gated(let gate, let response):
@@ -577,10 +586,17 @@ private final class RequestHandler: ChannelInboundHandler {
             var fields = HTTPHeaders(headers)
             fields.replaceOrAdd(name: "Content-Length", value: String(body.count))
             if !keepAlive { fields.replaceOrAdd(name: "Connection", value: "close") }
-            let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: fields)
+            let head = HTTPResponseHead(
+                version: .http1_1,
+                status: HTTPResponseStatus(statusCode: status),
+                headers: fields
+            )
             context.write(self.wrapOutboundOut(.head(head)), promise: nil)
             if !body.isEmpty {
-                context.write(self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+                context.write(
+                    self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))),
+                    promise: nil
+                )
             }
             let done = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
             if !keepAlive {

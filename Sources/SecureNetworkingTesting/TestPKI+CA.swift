@@ -66,7 +66,11 @@ extension TestPKI {
     }
 
     /// Mints a CA with configuration `configure` applied to the defaults.
-    public func makeCA(name: String, issuer: Identity?, _ configure: (inout CAOptions) -> Void = { _ in }) throws -> Identity {
+    public func makeCA(
+        name: String,
+        issuer: Identity?,
+        _ configure: (inout CAOptions) -> Void = { _ in }
+    ) throws -> Identity {
         var options = CAOptions(name: name)
         configure(&options)
         return try self.makeCA(options, issuer: issuer)
@@ -101,8 +105,12 @@ extension TestPKI {
             try extensions.append(Self.authorityKeyIdentifier(of: issuer.certificate).makeCertificateExtension())
         }
         if let keyUsage = options.keyUsage { try extensions.append(Critical(keyUsage).makeCertificateExtension()) }
-        if let usages = options.extendedKeyUsage { try extensions.append(ExtendedKeyUsage(usages).makeCertificateExtension()) }
-        if let constraints = options.nameConstraints { try extensions.append(Critical(constraints).makeCertificateExtension()) }
+        if let usages = options.extendedKeyUsage {
+            try extensions.append(ExtendedKeyUsage(usages).makeCertificateExtension())
+        }
+        if let constraints = options.nameConstraints {
+            try extensions.append(Critical(constraints).makeCertificateExtension())
+        }
         for ext in options.extraExtensions { try extensions.append(ext) }
 
         var serial = Self.randomSerialNumber()

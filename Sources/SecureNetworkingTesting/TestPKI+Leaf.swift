@@ -1,7 +1,7 @@
+import Crypto
 public import Foundation
 import SwiftASN1
 public import X509
-import Crypto
 import _CryptoExtras
 
 extension TestPKI {
@@ -16,7 +16,9 @@ extension TestPKI {
         /// The trusted intermediate, but the chain leaves it out (a misconfigured server).
         public static let intermediateNotPresented = Issuer { ($0.intermediate, []) }
         /// The untrusted intermediate; the chain presents it and the untrusted root.
-        public static let untrusted = Issuer { ($0.untrustedIntermediate, [$0.untrustedIntermediate, $0.untrustedRoot]) }
+        public static let untrusted = Issuer {
+            ($0.untrustedIntermediate, [$0.untrustedIntermediate, $0.untrustedRoot])
+        }
         /// The interception CA, presented as a proxy would.
         public static let interceptionCA = Issuer { ($0.interceptionCA, [$0.interceptionCA]) }
         /// The client CA (for client certificates).
@@ -120,14 +122,21 @@ extension TestPKI {
             try extensions.append(Self.authorityKeyIdentifier(of: issuer.certificate).makeCertificateExtension())
         }
         if let usages = options.extendedKeyUsage {
-            try extensions.append(Certificate.Extension(ExtendedKeyUsage(usages), critical: options.extendedKeyUsageIsCritical))
+            try extensions.append(
+                Certificate.Extension(ExtendedKeyUsage(usages), critical: options.extendedKeyUsageIsCritical)
+            )
         }
         if options.includesSubjectAlternativeNames {
             var names = options.dnsNames.map { GeneralName.dnsName($0) }
             for address in options.ipAddresses {
                 names.append(.ipAddress(ASN1OctetString(contentBytes: ArraySlice(try Self.addressBytes(address)))))
             }
-            try extensions.append(Certificate.Extension(SubjectAlternativeNames(names), critical: options.subjectAlternativeNamesAreCritical))
+            try extensions.append(
+                Certificate.Extension(
+                    SubjectAlternativeNames(names),
+                    critical: options.subjectAlternativeNamesAreCritical
+                )
+            )
         }
         for ext in options.extraExtensions { try extensions.append(ext) }
 
@@ -169,15 +178,25 @@ extension TestPKI {
     public func validChain() throws -> Chain { try self.leaf() }
     /// Expired a day before the reference time.
     public func expiredChain() throws -> Chain {
-        try self.leaf { $0.notBeforeOffset = -90 * 86_400; $0.notAfterOffset = -86_400 }
+        try self.leaf {
+            $0.notBeforeOffset = -90 * 86_400
+            $0.notAfterOffset = -86_400
+        }
     }
     /// Valid only from a day after the reference time.
     public func notYetValidChain() throws -> Chain {
-        try self.leaf { $0.notBeforeOffset = 86_400; $0.notAfterOffset = 90 * 86_400 }
+        try self.leaf {
+            $0.notBeforeOffset = 86_400
+            $0.notAfterOffset = 90 * 86_400
+        }
     }
     /// For `wrong.example.com` only.
     public func wrongHostChain() throws -> Chain {
-        try self.leaf { $0.dnsNames = ["wrong.example.com"]; $0.ipAddresses = []; $0.commonName = "wrong.example.com" }
+        try self.leaf {
+            $0.dnsNames = ["wrong.example.com"]
+            $0.ipAddresses = []
+            $0.commonName = "wrong.example.com"
+        }
     }
     /// A self-signed leaf.
     public func selfSignedChain() throws -> Chain { try self.leaf { $0.issuer = .selfSigned } }
@@ -187,7 +206,10 @@ extension TestPKI {
     public func missingIntermediateChain() throws -> Chain { try self.leaf { $0.issuer = .intermediateNotPresented } }
     /// A leaf signed with SHA-1 (by the RSA intermediate).
     public func sha1Chain() throws -> Chain {
-        try self.leaf { $0.issuer = .rsaIntermediate; $0.signatureAlgorithm = .sha1WithRSAEncryption }
+        try self.leaf {
+            $0.issuer = .rsaIntermediate
+            $0.signatureAlgorithm = .sha1WithRSAEncryption
+        }
     }
     /// A leaf with an RSA-1024 key.
     public func rsa1024Chain() throws -> Chain { try self.leaf { $0.key = .rsa(bits: 1024) } }
@@ -218,7 +240,8 @@ extension TestPKI {
         var tbs = Array(nodes[0].encodedBytes)
         // INTEGER, length 20, 0x7E 0x5A…: make the first content octet 0xFE (negative).
         let needle: [UInt8] = [0x02, 0x14, 0x7E, 0x5A, 0x5A]
-        guard let at = (0...(tbs.count - needle.count)).first(where: { Array(tbs[$0..<($0 + needle.count)]) == needle }) else {
+        guard let at = (0...(tbs.count - needle.count)).first(where: { Array(tbs[$0..<($0 + needle.count)]) == needle })
+        else {
             throw CocoaError(.coderInvalidValue)
         }
         tbs[at + 2] = 0xFE

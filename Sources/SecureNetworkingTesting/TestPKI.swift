@@ -1,8 +1,8 @@
 import Crypto
 public import Foundation
 public import ServerTrust
-public import X509
 import SwiftASN1
+public import X509
 import _CryptoExtras
 
 /// A throw-away public-key infrastructure for tests, minted in memory at a fixed reference time.

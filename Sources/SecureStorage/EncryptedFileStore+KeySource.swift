@@ -85,7 +85,11 @@ extension EncryptedFileStore {
         ///
         /// - Important: This makes guessing the passphrase of a copied store file almost free.
         ///   Never use it for real data.
-        public static let insecureFastForTestingOnly = ScryptParameters(validRounds: 1 << 4, blockSize: 1, parallelism: 1)
+        public static let insecureFastForTestingOnly = ScryptParameters(
+            validRounds: 1 << 4,
+            blockSize: 1,
+            parallelism: 1
+        )
 
         /// Checks and creates parameters.
         ///
@@ -109,7 +113,7 @@ extension EncryptedFileStore {
         }
 
         static func isValid(rounds: Int, blockSize: Int, parallelism: Int) -> Bool {
-            guard (1 << 4 ... 1 << 20).contains(rounds), rounds & (rounds - 1) == 0,
+            guard (1 << 4...1 << 20).contains(rounds), rounds & (rounds - 1) == 0,
                 (1...16).contains(blockSize), (1...4).contains(parallelism)
             else { return false }
             return 128 * rounds * blockSize * parallelism <= 1 << 30

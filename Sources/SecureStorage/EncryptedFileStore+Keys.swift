@@ -1,3 +1,7 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -7,9 +11,6 @@ import Musl
 #elseif canImport(Android)
 import Android
 #endif
-import _CryptoExtras
-import Crypto
-import Foundation
 
 /// The last scrypt derivation, so a passphrase store pays for scrypt once, not per operation.
 struct DerivedKeyCache: Sendable {
@@ -77,13 +78,20 @@ extension EncryptedFileStore {
         let master: SymmetricKey
         do {
             master = try KDF.Scrypt.deriveKey(
-                from: passphrase, salt: salt, outputByteCount: 32,
-                rounds: parameters.rounds, blockSize: parameters.blockSize, parallelism: parameters.parallelism)
+                from: passphrase,
+                salt: salt,
+                outputByteCount: 32,
+                rounds: parameters.rounds,
+                blockSize: parameters.blockSize,
+                parallelism: parameters.parallelism
+            )
         } catch {
             throw SecureStoreError(.unsupported, "scrypt failed with \(parameters)")
         }
         let keys = StoreKeys(master: master)
-        self.derivedKeys.withLock { $0 = DerivedKeyCache(passphrase: passphrase, parameters: parameters, salt: salt, keys: keys) }
+        self.derivedKeys.withLock {
+            $0 = DerivedKeyCache(passphrase: passphrase, parameters: parameters, salt: salt, keys: keys)
+        }
         return keys
     }
 

@@ -1,6 +1,5 @@
 public import Foundation
 
-
 /// A store that keeps items in memory only: for tests and for sessions that must not persist.
 public final class InMemoryStore: SecureStore {
     private let items: Locked<[String: Data]>

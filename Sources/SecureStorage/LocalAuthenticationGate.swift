@@ -33,7 +33,8 @@ public struct LocalAuthenticationGate: UserPresenceGate {
     ///   that is not available or not enrolled).
     public func authenticate(reason: String) async throws(SecureStoreError) {
         let context = LAContext()
-        let policy: LAPolicy = self.policy.biometricsOnly
+        let policy: LAPolicy =
+            self.policy.biometricsOnly
             ? .deviceOwnerAuthenticationWithBiometrics
             : .deviceOwnerAuthentication
         let succeeded: Bool

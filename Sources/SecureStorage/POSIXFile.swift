@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -7,7 +9,6 @@ import Musl
 #elseif canImport(Android)
 import Android
 #endif
-import Foundation
 
 /// The few POSIX file calls the encrypted file store needs, with `EINTR` retried and failures
 /// turned into ``SecureStoreError/Code/ioFailure`` naming the path (paths are not secrets).

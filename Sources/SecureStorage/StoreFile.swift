@@ -101,7 +101,12 @@ struct StoreFile: Sendable {
             guard constantTimeEquals(keys.check, self.file.keyCheck) else {
                 throw SecureStoreError(.wrongKey, "the store was sealed with another key")
             }
-            guard HMAC<SHA256>.isValidAuthenticationCode(self.mac, authenticating: self.authenticatedBytes, using: keys.authentication)
+            guard
+                HMAC<SHA256>.isValidAuthenticationCode(
+                    self.mac,
+                    authenticating: self.authenticatedBytes,
+                    using: keys.authentication
+                )
             else {
                 throw SecureStoreError(.tampered, "the store file fails authentication: it was modified")
             }
@@ -165,14 +170,21 @@ struct StoreFile: Sendable {
             let parallelism = Int(fields[2])
             let saltLength = Int(fields[3])
             guard log2N < 32,
-                EncryptedFileStore.ScryptParameters.isValid(rounds: 1 << log2N, blockSize: blockSize, parallelism: parallelism),
+                EncryptedFileStore.ScryptParameters.isValid(
+                    rounds: 1 << log2N,
+                    blockSize: blockSize,
+                    parallelism: parallelism
+                ),
                 (16...64).contains(saltLength)
             else {
                 throw SecureStoreError(.corrupted, "the store file's scrypt parameters are out of range")
             }
             guard let salt = reader.read(saltLength) else { throw Self.truncated() }
             let parameters = EncryptedFileStore.ScryptParameters(
-                validRounds: 1 << log2N, blockSize: blockSize, parallelism: parallelism)
+                validRounds: 1 << log2N,
+                blockSize: blockSize,
+                parallelism: parallelism
+            )
             return .scrypt(parameters, salt: Data(salt))
         default:
             throw SecureStoreError(.corrupted, "the store file names an unknown key kind")
@@ -203,7 +215,11 @@ struct StoreFile: Sendable {
     /// - Throws: ``SecureStoreError/Code/tampered`` when the box fails authentication.
     static func open(_ box: Data, forKey key: String, with keys: StoreKeys) throws(SecureStoreError) -> Data {
         do {
-            return try AES.GCM.open(AES.GCM.SealedBox(combined: box), using: keys.sealing, authenticating: Self.itemAAD(key))
+            return try AES.GCM.open(
+                AES.GCM.SealedBox(combined: box),
+                using: keys.sealing,
+                authenticating: Self.itemAAD(key)
+            )
         } catch {
             throw SecureStoreError(.tampered, "the item '\(key)' fails authentication: it was modified")
         }
@@ -226,7 +242,10 @@ struct StoreKeys: Sendable {
     init(master: SymmetricKey) {
         func derive(_ purpose: String) -> SymmetricKey {
             HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: master, info: Data("SecureStorage v1 \(purpose)".utf8), outputByteCount: 32)
+                inputKeyMaterial: master,
+                info: Data("SecureStorage v1 \(purpose)".utf8),
+                outputByteCount: 32
+            )
         }
         self.sealing = derive("item sealing")
         self.authentication = derive("file authentication")

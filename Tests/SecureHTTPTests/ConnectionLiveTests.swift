@@ -3,10 +3,11 @@ import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-@testable import SecureHTTP
 import SecureNetworkingTesting
 import ServerTrust
 import Testing
+
+@testable import SecureHTTP
 
 /// Keep-alive reuse, the per-host cap, cancellation, deadlines and the trust decision cache,
 /// against real TLS servers.

@@ -1,10 +1,11 @@
 import Foundation
 import NIOCore
 import NIOPosix
-@testable import SecureHTTP
 import SecureNetworkingTesting
 import ServerTrust
 import Testing
+
+@testable import SecureHTTP
 
 /// The pool itself against a live server: the deadline of a request queued for a connection.
 @Suite("Connection pool: deadlines")
@@ -66,7 +67,9 @@ struct ConnectionPoolLiveTests {
             expectNegotiated(wire, on: server)
             let statistics = server.statistics
             #expect(statistics.handshakesCompleted == 2)
-            let connections = Dictionary(grouping: statistics.requests, by: \.uri).mapValues { Set($0.map(\.connection)) }
+            let connections = Dictionary(grouping: statistics.requests, by: \.uri).mapValues {
+                Set($0.map(\.connection))
+            }
             #expect(connections["/localhost"]?.count == 1)
             #expect(connections["/127.0.0.1"]?.count == 1)
             #expect(connections["/localhost"] != connections["/127.0.0.1"])
@@ -80,7 +83,13 @@ func makePool(
     _ configuration: HTTPTransportConfiguration,
     group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
 ) throws -> (ConnectionPool, ConnectionPool.Key) {
-    let pool = ConnectionPool(group: group, configuration: configuration, identity: nil, cache: TrustDecisionCache(), counters: TransportCounters())
+    let pool = ConnectionPool(
+        group: group,
+        configuration: configuration,
+        identity: nil,
+        cache: TrustDecisionCache(),
+        counters: TransportCounters()
+    )
     let target = url(server)
     let key = ConnectionPool.Key(
         origin: try #require(Origin(target)),

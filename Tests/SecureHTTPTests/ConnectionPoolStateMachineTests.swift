@@ -1,5 +1,6 @@
-@testable import SecureHTTP
 import Testing
+
+@testable import SecureHTTP
 
 /// The pool's bookkeeping without I/O.
 @Suite("Connection pool state machine")

@@ -1,8 +1,9 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-@testable import SecureHTTP
 import Testing
+
+@testable import SecureHTTP
 
 /// The per-connection deadline queue of HTTP/2 streams: one timer, expired entries told in
 /// time, removed ones never, later ones kept.

@@ -1,10 +1,11 @@
 import Foundation
 import NIOCore
 import NIOPosix
-@testable import SecureHTTP
 import SecureNetworkingTesting
 import ServerTrust
 import Testing
+
+@testable import SecureHTTP
 
 /// `EventLoopTaskExecutor` and the transport's event-loop affinity: a task preferring the
 /// transport's executor opens and reuses connections on that loop, is resumed there, and can
@@ -91,7 +92,8 @@ struct EventLoopExecutorLiveTests {
                 }.value
                 #expect(!fromLoopOne.isFresh)
                 #expect(fromLoopOne.connection.id == second.connection.id)
-                let fromNoLoop = try await Task.detached { try await pool.lease(key, deadline: .now + .seconds(10)) }.value
+                let fromNoLoop = try await Task.detached { try await pool.lease(key, deadline: .now + .seconds(10)) }
+                    .value
                 #expect(!fromNoLoop.isFresh)
                 #expect(fromNoLoop.connection.id == first.connection.id)
                 pool.release(fromLoopOne.connection, key: key, reusable: true)
@@ -105,12 +107,16 @@ struct EventLoopExecutorLiveTests {
     func aRequestSentFromTheLoopIsCancelledMidExchange(over wire: WireProtocol) async throws {
         let gate = LoopbackHTTPServer.Gate()
         let tls = Live.tls(try Live.pki.validChain(), over: wire)
-        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/held" ? .after(gate, .text("late")) : .text("ok") }) { server in
+        try await withLoopbackHTTPServer(
+            tls,
+            handler: { request in request.uri == "/held" ? .after(gate, .text("late")) : .text("ok") }
+        ) { server in
             try await self.withTwoLoops { group in
                 let transport = try NIOHTTPTransport(configuration: Live.configuration(), eventLoopGroup: group)
                 let executor = transport.makeTaskExecutor()
                 // Warm: the connection exists, so the held request is written from the loop at once.
-                _ = try await Task(executorPreference: executor) { try await transport.send(get(url(server, "/warm"))) }.value
+                _ = try await Task(executorPreference: executor) { try await transport.send(get(url(server, "/warm"))) }
+                    .value
                 let held = Task(executorPreference: executor) { try await transport.send(get(url(server, "/held"))) }
                 try await waitUntil { server.statistics.requests.contains { $0.uri == "/held" } }
                 held.cancel()
@@ -118,7 +124,9 @@ struct EventLoopExecutorLiveTests {
                 #expect(error?.code == .cancelled)
                 gate.open()
                 // The transport still serves the loop's tasks afterwards.
-                let after = try await Task(executorPreference: executor) { try await transport.send(get(url(server, "/after"))) }.value
+                let after = try await Task(executorPreference: executor) {
+                    try await transport.send(get(url(server, "/after")))
+                }.value
                 #expect(String(decoding: after.body, as: UTF8.self) == "ok")
                 await transport.shutdown()
             }

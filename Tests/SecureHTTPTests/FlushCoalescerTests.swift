@@ -1,7 +1,8 @@
 import NIOCore
 import NIOEmbedded
-@testable import SecureHTTP
 import Testing
+
+@testable import SecureHTTP
 
 /// The flush coalescer under a connection's HTTP/2 handler: a lone flush goes out at once, a
 /// burst leaves in groups, and nothing written is held past the loop's next run of queued work.

@@ -2,26 +2,45 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
-@testable import SecureHTTP
 import SecureNetworkingTesting
 import Testing
+
+@testable import SecureHTTP
 
 /// The HTTP/1.1 request as bytes (RFC 9112): request line, `Host`, fields, framing and body;
 /// and the framing rules the driver enforces before any byte is sent, live.
 @Suite("HTTP/1.1 request bytes and framing")
 struct HTTP1WireTests {
-    private func encode(_ request: HTTPRequest, body: Data? = nil) throws(SecureHTTPError) -> (String, HTTP1RequestBytes) {
+    private func encode(
+        _ request: HTTPRequest,
+        body: Data? = nil
+    ) throws(SecureHTTPError) -> (String, HTTP1RequestBytes) {
         let encoded = try HTTP1RequestBytes(request, body: body, allocator: ByteBufferAllocator())
         return (String(buffer: encoded.bytes), encoded)
     }
 
-    private func request(_ method: HTTPRequest.Method = .get, path: String = "/a?b=1", _ fields: HTTPFields = [:]) -> HTTPRequest {
-        HTTPRequest(method: method, scheme: "https", authority: "api.example.com:8443", path: path, headerFields: fields)
+    private func request(
+        _ method: HTTPRequest.Method = .get,
+        path: String = "/a?b=1",
+        _ fields: HTTPFields = [:]
+    ) -> HTTPRequest {
+        HTTPRequest(
+            method: method,
+            scheme: "https",
+            authority: "api.example.com:8443",
+            path: path,
+            headerFields: fields
+        )
     }
 
     @Test func aGetIsTheRequestLineHostFirstTheFieldsAndNoFraming() throws {
-        let (text, encoded) = try self.encode(self.request(.get, [.accept: "application/json", HTTPField.Name("X-Trace")!: "abc"]))
-        #expect(text == "GET /a?b=1 HTTP/1.1\r\nHost: api.example.com:8443\r\nAccept: application/json\r\nX-Trace: abc\r\n\r\n")
+        let (text, encoded) = try self.encode(
+            self.request(.get, [.accept: "application/json", HTTPField.Name("X-Trace")!: "abc"])
+        )
+        #expect(
+            text
+                == "GET /a?b=1 HTTP/1.1\r\nHost: api.example.com:8443\r\nAccept: application/json\r\nX-Trace: abc\r\n\r\n"
+        )
         #expect(encoded.method == .GET)
         #expect(encoded.keepAlive)
     }
@@ -32,8 +51,14 @@ struct HTTP1WireTests {
     }
 
     @Test func aBodyGetsItsContentLength() throws {
-        let (text, encoded) = try self.encode(self.request(.post, path: "/p", [.contentType: "text/plain"]), body: Data("hello".utf8))
-        #expect(text == "POST /p HTTP/1.1\r\nHost: api.example.com:8443\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello")
+        let (text, encoded) = try self.encode(
+            self.request(.post, path: "/p", [.contentType: "text/plain"]),
+            body: Data("hello".utf8)
+        )
+        #expect(
+            text
+                == "POST /p HTTP/1.1\r\nHost: api.example.com:8443\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"
+        )
         #expect(encoded.method == .POST)
     }
 
@@ -56,9 +81,15 @@ struct HTTP1WireTests {
     /// RFC 9112 §6.1: chunked must be the last transfer coding; the body then goes as one
     /// chunk and the last chunk.
     @Test func aChunkedTransferEncodingFramesTheBodyAsOneChunk() throws {
-        let (text, _) = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "chunked"]), body: Data(count: 26))
+        let (text, _) = try self.encode(
+            self.request(.post, path: "/p", [.transferEncoding: "chunked"]),
+            body: Data(count: 26)
+        )
         let zeros = String(repeating: "\0", count: 26)
-        #expect(text == "POST /p HTTP/1.1\r\nHost: api.example.com:8443\r\nTransfer-Encoding: chunked\r\n\r\n1a\r\n\(zeros)\r\n0\r\n\r\n")
+        #expect(
+            text
+                == "POST /p HTTP/1.1\r\nHost: api.example.com:8443\r\nTransfer-Encoding: chunked\r\n\r\n1a\r\n\(zeros)\r\n0\r\n\r\n"
+        )
         let (empty, _) = try self.encode(self.request(.post, path: "/p", [.transferEncoding: "gzip, Chunked"]))
         #expect(empty.hasSuffix("Transfer-Encoding: gzip, Chunked\r\n\r\n0\r\n\r\n"))
     }
@@ -74,7 +105,10 @@ struct HTTP1WireTests {
     }
 
     /// RFC 9112 §9.6: the `close` connection option, in any case and position, ends keep-alive.
-    @Test(arguments: [("close", false), ("Keep-Alive, Close", false), (" upgrade ,close ", false), ("keep-alive", true), ("closed", true)])
+    @Test(arguments: [
+        ("close", false), ("Keep-Alive, Close", false), (" upgrade ,close ", false), ("keep-alive", true),
+        ("closed", true),
+    ])
     func theCloseOptionEndsKeepAlive(_ value: String, _ keepAlive: Bool) throws {
         let (_, encoded) = try self.encode(self.request(.get, [.connection: value]))
         #expect(encoded.keepAlive == keepAlive)
@@ -115,13 +149,29 @@ struct HTTP1WireTests {
     }
 
     static let unframeable = [
-        Framing(fields: [(.contentLength, "5")], body: Data("hi".utf8), testDescription: "longer than the body: the server would wait"),
-        Framing(fields: [(.contentLength, "1")], body: Data("hi".utf8), testDescription: "shorter: the rest would be the next request"),
+        Framing(
+            fields: [(.contentLength, "5")],
+            body: Data("hi".utf8),
+            testDescription: "longer than the body: the server would wait"
+        ),
+        Framing(
+            fields: [(.contentLength, "1")],
+            body: Data("hi".utf8),
+            testDescription: "shorter: the rest would be the next request"
+        ),
         Framing(fields: [(.contentLength, "2")], body: nil, testDescription: "a length without a body"),
         Framing(fields: [(.contentLength, "-2")], body: Data("hi".utf8), testDescription: "not a length"),
         Framing(fields: [(.contentLength, "2, 3")], body: Data("hi".utf8), testDescription: "a list in one field"),
-        Framing(fields: [(.contentLength, "2"), (.contentLength, "3")], body: Data("hi".utf8), testDescription: "two fields that disagree"),
-        Framing(fields: [(.contentLength, "2"), (.transferEncoding, "chunked")], body: Data("hi".utf8), testDescription: "a length with Transfer-Encoding"),
+        Framing(
+            fields: [(.contentLength, "2"), (.contentLength, "3")],
+            body: Data("hi".utf8),
+            testDescription: "two fields that disagree"
+        ),
+        Framing(
+            fields: [(.contentLength, "2"), (.transferEncoding, "chunked")],
+            body: Data("hi".utf8),
+            testDescription: "a length with Transfer-Encoding"
+        ),
     ]
 
     @Test(arguments: Self.unframeable)

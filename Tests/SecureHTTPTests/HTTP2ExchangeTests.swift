@@ -1,5 +1,6 @@
-@testable import SecureHTTP
 import Testing
+
+@testable import SecureHTTP
 
 /// An HTTP/2 exchange is settled once, whoever gets there first, and a failed connection
 /// settles the exchanges registered with it at once, without waiting for the connection to

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
-@testable import SecureHTTP
 import SecureNetworkingTesting
 import ServerTrust
 import Testing
+
+@testable import SecureHTTP
 
 /// NIOHTTPTransport over HTTP/2 against the in-process loopback server: negotiation, the pool
 /// of streams, GOAWAY, resets, the size limit in DATA frames, cancellation and flow control.
@@ -28,7 +29,8 @@ struct HTTP2TransportLiveTests {
     @Test(arguments: Self.negotiations)
     func theServersALPNChoiceDecidesTheProtocol(_ case: Negotiation) async throws {
         let tls = Live.tls(try Live.pki.validChain()) { $0.httpVersions = `case`.server }
-        try await withLoopbackHTTPServer(tls, handler: { request in .text("\(request.httpVersion) \(request.uri)") }) { server in
+        try await withLoopbackHTTPServer(tls, handler: { request in .text("\(request.httpVersion) \(request.uri)") }) {
+            server in
             try await withTransport(Live.configuration { $0.httpVersions = `case`.client }) { transport in
                 let response = try await transport.send(get(url(server, "/hello")))
                 #expect(response.response.status == .ok)
@@ -70,14 +72,21 @@ struct HTTP2TransportLiveTests {
                 for suites in [CipherSuitePolicy.aeadOnly, .ats] {
                     var policy = Live.policy
                     policy.setException(
-                        DomainException(minimumTLSVersion: version, requiresForwardSecrecy: forwardSecrecy, cipherSuites: suites),
+                        DomainException(
+                            minimumTLSVersion: version,
+                            requiresForwardSecrecy: forwardSecrecy,
+                            cipherSuites: suites
+                        ),
                         for: "localhost"
                     )
                     let requirements = try policy.requirements(for: URL(string: "https://localhost/")!)
                     let bySuiteList =
                         requirements.minimumTLSVersion >= .v1_2
                         && TLSSetup.cipherSuites(for: requirements).allSatisfy(TLSSetup.forwardSecretSuites.contains)
-                    #expect(TLSSetup.offersHTTP2(requirements, versions: .automatic) == bySuiteList, "\(version) \(forwardSecrecy) \(suites)")
+                    #expect(
+                        TLSSetup.offersHTTP2(requirements, versions: .automatic) == bySuiteList,
+                        "\(version) \(forwardSecrecy) \(suites)"
+                    )
                     if bySuiteList { offered += 1 }
                 }
             }
@@ -157,20 +166,26 @@ struct HTTP2TransportLiveTests {
     @Test(arguments: [HTTPRequest.Method.get, .post])
     func goAwayMidBurst(_ method: HTTPRequest.Method) async throws {
         let gate = LoopbackHTTPServer.Gate()
-        let tls = Live.tls(try Live.pki.validChain(), over: .http2) { $0.goAway = .init(afterStreams: 30, processedStreams: 10) }
+        let tls = Live.tls(try Live.pki.validChain(), over: .http2) {
+            $0.goAway = .init(afterStreams: 30, processedStreams: 10)
+        }
         // The streams above the GOAWAY's last stream id (19, the tenth) are not answered.
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
             request.connection == 1 && (request.stream ?? 0) > 19 ? .stall : .after(gate, .text(request.uri))
         }
         try await withLoopbackHTTPServer(tls, handler: handler) { server in
             try await withTransport { transport in
-                let outcomes = try await withThrowingTaskGroup(of: (Int, Result<String, SecureHTTPError>).self) { group in
+                let outcomes = try await withThrowingTaskGroup(of: (Int, Result<String, SecureHTTPError>).self) {
+                    group in
                     for index in 0..<30 {
                         group.addTask {
                             var request = get(url(server, "/r/\(index)"))
                             request.method = method
                             do {
-                                let response = try await transport.send(request, body: method == .post ? Data("x".utf8) : nil)
+                                let response = try await transport.send(
+                                    request,
+                                    body: method == .post ? Data("x".utf8) : nil
+                                )
                                 return (index, .success(String(decoding: response.body, as: UTF8.self)))
                             } catch {
                                 return (index, .failure(error as! SecureHTTPError))
@@ -211,7 +226,8 @@ struct HTTP2TransportLiveTests {
 
     @Test func aStreamResetByTheServerFailsOnlyThatRequest() async throws {
         let tls = Live.tls(try Live.pki.validChain(), over: .http2)
-        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/reset" ? .close : .text("ok") }) { server in
+        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/reset" ? .close : .text("ok") }) {
+            server in
             try await withTransport { transport in
                 let error = await expectFailure(transport, get(url(server, "/reset")))
                 #expect(error?.code == .streamReset)
@@ -245,7 +261,10 @@ struct HTTP2TransportLiveTests {
     @Test func aCancelledStreamIsResetAndItsSiblingCompletes() async throws {
         let gate = LoopbackHTTPServer.Gate()
         let tls = Live.tls(try Live.pki.validChain(), over: .http2)
-        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/stall" ? .stall : .after(gate, .text("sibling")) }) { server in
+        try await withLoopbackHTTPServer(
+            tls,
+            handler: { request in request.uri == "/stall" ? .stall : .after(gate, .text("sibling")) }
+        ) { server in
             try await withTransport { transport in
                 let sibling = Task { try await transport.send(get(url(server, "/sibling"))) }
                 let stalled = Task { try await transport.send(get(url(server, "/stall"))) }
@@ -318,7 +337,9 @@ struct HTTP2TransportLiveTests {
             try await withTransport { transport in
                 // swift-http-types would turn CR and LF into spaces; a late-bound credential is
                 // checked when its connection is leased, so this one reaches the HTTP/2 path.
-                let options = HTTPRequestOptions(credential: .init(name: .authorization, value: { "Bearer a\r\nX-Injected: 1" }))
+                let options = HTTPRequestOptions(
+                    credential: .init(name: .authorization, value: { "Bearer a\r\nX-Injected: 1" })
+                )
                 #expect(await expectFailure(transport, get(url(server)), options: options)?.code == .invalidHeaderValue)
                 #expect(transport.statistics.http2ConnectionsOpened == 1)
                 #expect(server.statistics.http2Streams == 0)
@@ -329,7 +350,10 @@ struct HTTP2TransportLiveTests {
     @Test func redirectsAcrossHostsAreCheckedPerHopAndUseAConnectionEach() async throws {
         let tls = Live.tls(try Live.pki.validChain(), over: .http2)
         try await withLoopbackHTTPServer(tls) { target in
-            try await withLoopbackHTTPServer(tls, handler: { _ in .redirect(to: url(target, "/landed", host: "127.0.0.1").absoluteString) }) { origin in
+            try await withLoopbackHTTPServer(
+                tls,
+                handler: { _ in .redirect(to: url(target, "/landed", host: "127.0.0.1").absoluteString) }
+            ) { origin in
                 try await withTransport { transport in
                     let response = try await transport.send(
                         get(url(origin, "/start"), headers: [.authorization: "Bearer secret"])
@@ -395,7 +419,8 @@ struct HTTP2TransportLiveTests {
     /// deadline; the next request opens a new connection.
     @Test func anUnansweredPingFailsTheConnectionBeforeTheDeadline() async throws {
         let tls = Live.tls(try Live.pki.validChain(), over: .http2)
-        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/freeze" ? .freeze : .text("ok") }) { server in
+        try await withLoopbackHTTPServer(tls, handler: { request in request.uri == "/freeze" ? .freeze : .text("ok") })
+        { server in
             let configuration = Live.configuration {
                 $0.http2.pingInterval = .milliseconds(100)
                 $0.http2.pingTimeout = .seconds(1)
@@ -438,13 +463,16 @@ struct HTTP2TransportLiveTests {
         // overhead per field (RFC 9113 §6.5.2).
         let big = String(repeating: "a", count: 20_000)
         let fits = String(repeating: "b", count: 10_000)
-        try await withLoopbackHTTPServer(tls, handler: { request in
-            switch request.uri {
-            case "/big": .status(200, headers: [("X-Big", big)], body: Array("x".utf8))
-            case "/fits": .status(200, headers: [("X-Fits", fits)], body: Array("x".utf8))
-            default: .text("ok")
+        try await withLoopbackHTTPServer(
+            tls,
+            handler: { request in
+                switch request.uri {
+                case "/big": .status(200, headers: [("X-Big", big)], body: Array("x".utf8))
+                case "/fits": .status(200, headers: [("X-Fits", fits)], body: Array("x".utf8))
+                default: .text("ok")
+                }
             }
-        }) { server in
+        ) { server in
             try await withTransport { transport in
                 let fitting = try await transport.send(get(url(server, "/fits")))
                 #expect(fitting.response.headerFields[HTTPField.Name("X-Fits")!] == fits)

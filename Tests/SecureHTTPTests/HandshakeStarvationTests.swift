@@ -5,10 +5,11 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
-@testable import SecureHTTP
 import SecureNetworkingTesting
 import ServerTrust
 import Testing
+
+@testable import SecureHTTP
 
 /// A TLS handshake must not wait for Swift's cooperative thread pool: an app whose pool is busy
 /// (CPU-bound work, or code that blocks a thread) still completes its handshakes.
@@ -54,7 +55,11 @@ struct HandshakeStarvationTests {
                 channel.eventLoop.makeCompletedFuture {
                     let handshake = channel.eventLoop.makePromise(of: Void.self)
                     try channel.pipeline.syncOperations.addHandler(
-                        NIOSSLClientHandler(context: context, serverHostname: "localhost", customVerificationCallbackWithMetadata: trust.verify)
+                        NIOSSLClientHandler(
+                            context: context,
+                            serverHostname: "localhost",
+                            customVerificationCallbackWithMetadata: trust.verify
+                        )
                     )
                     try channel.pipeline.syncOperations.addHandler(HandshakeWatcher(promise: handshake))
                     handshake.futureResult.whenComplete { result in
@@ -68,7 +73,8 @@ struct HandshakeStarvationTests {
                 outcome.withLockedValue { $0 = (.failure(error), nil) }
                 done.signal()
             }
-        guard done.wait(timeout: .now() + timeout) == .success, let (result, channel) = outcome.withLockedValue({ $0 }) else {
+        guard done.wait(timeout: .now() + timeout) == .success, let (result, channel) = outcome.withLockedValue({ $0 })
+        else {
             return nil
         }
         return (result, ContinuousClock.now - start, channel)
@@ -111,7 +117,10 @@ struct HandshakeStarvationTests {
             gate.signal()
             for blocker in blockers { await blocker.value }
 
-            let (result, elapsed, channel) = try #require(outcome, "the handshake did not finish while the cooperative pool was blocked")
+            let (result, elapsed, channel) = try #require(
+                outcome,
+                "the handshake did not finish while the cooperative pool was blocked"
+            )
             #expect(elapsed < .seconds(1), "the handshake took \(elapsed)")
             switch result {
             case .success:

@@ -45,13 +45,17 @@ struct LoopbackHTTP2ServerTests {
         return tls
     }
 
-    static func get(_ client: HTTPClient, _ server: LoopbackHTTPServer, _ path: String = "/") async throws -> HTTPClientResponse {
+    static func get(
+        _ client: HTTPClient,
+        _ server: LoopbackHTTPServer,
+        _ path: String = "/"
+    ) async throws -> HTTPClientResponse {
         let request = HTTPClientRequest(url: "https://localhost:\(server.port)\(path)")
         return try await client.execute(request, timeout: .seconds(60))
     }
 
     @Test func alpnPicksHTTP2WhenTheClientOffersIt() async throws {
-        try await Self.withClient() { client in
+        try await Self.withClient { client in
             try await withLoopbackHTTPServer(try Self.tls(.http2OrHTTP1)) { server in
                 let response = try await Self.get(client, server, "/h2")
                 #expect(response.version == .http2)
@@ -94,7 +98,7 @@ struct LoopbackHTTP2ServerTests {
     }
 
     @Test func twoHundredConcurrentRequestsShareOneConnection() async throws {
-        try await Self.withClient() { client in
+        try await Self.withClient { client in
             try await withLoopbackHTTPServer(try Self.tls(.http2OrHTTP1)) { server in
                 // The first request settles the protocol, so the burst finds one HTTP/2 connection.
                 _ = try await Self.get(client, server, "/warm-up")
@@ -116,10 +120,13 @@ struct LoopbackHTTP2ServerTests {
     }
 
     @Test func theServerAnnouncesItsStreamLimit() async throws {
-        try await Self.withClient() { client in
-            try await withLoopbackHTTPServer(try Self.tls(.http2OrHTTP1, streams: 10), handler: { _ in
-                .delayed(milliseconds: 20, .text("ok"))
-            }) { server in
+        try await Self.withClient { client in
+            try await withLoopbackHTTPServer(
+                try Self.tls(.http2OrHTTP1, streams: 10),
+                handler: { _ in
+                    .delayed(milliseconds: 20, .text("ok"))
+                }
+            ) { server in
                 _ = try await Self.get(client, server, "/warm-up")
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<100 {
@@ -136,10 +143,13 @@ struct LoopbackHTTP2ServerTests {
     }
 
     @Test func aResetStreamLeavesItsSiblingsAlone() async throws {
-        try await Self.withClient() { client in
-            try await withLoopbackHTTPServer(try Self.tls(.http2OrHTTP1), handler: { request in
-                request.uri == "/reset" ? .close : .delayed(milliseconds: 50, .text("ok"))
-            }) { server in
+        try await Self.withClient { client in
+            try await withLoopbackHTTPServer(
+                try Self.tls(.http2OrHTTP1),
+                handler: { request in
+                    request.uri == "/reset" ? .close : .delayed(milliseconds: 50, .text("ok"))
+                }
+            ) { server in
                 _ = try await Self.get(client, server, "/warm-up")
                 async let sibling = Self.get(client, server, "/sibling")
                 do {

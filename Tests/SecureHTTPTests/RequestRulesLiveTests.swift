@@ -64,9 +64,12 @@ struct RequestRulesLiveTests {
         try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .text("landed") }) { other in
             // Same host name, other port: another origin.
             let target = url(other, "/landing").absoluteString
-            try await withLoopbackHTTPServer(Live.tls(chain), handler: { request in
-                request.uri == "/start" ? .redirect(to: "/same-origin") : .redirect(307, to: target)
-            }) { server in
+            try await withLoopbackHTTPServer(
+                Live.tls(chain),
+                handler: { request in
+                    request.uri == "/start" ? .redirect(to: "/same-origin") : .redirect(307, to: target)
+                }
+            ) { server in
                 try await withTransport { transport in
                     var fields = HTTPFields()
                     try fields.appendChecked(name: .authorization, value: "Bearer access-token")
@@ -96,9 +99,12 @@ struct RequestRulesLiveTests {
         let chain = try Live.pki.validChain()
         try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .text("landed") }) { other in
             let target = url(other, "/landing").absoluteString
-            try await withLoopbackHTTPServer(Live.tls(chain), handler: { request in
-                request.uri == "/same" ? .redirect(308, to: "/moved") : .redirect(307, to: target)
-            }) { server in
+            try await withLoopbackHTTPServer(
+                Live.tls(chain),
+                handler: { request in
+                    request.uri == "/same" ? .redirect(308, to: "/moved") : .redirect(307, to: target)
+                }
+            ) { server in
                 try await withTransport { transport in
                     var request = HTTPRequest(url: url(server, "/same"))
                     request.method = .post
@@ -164,17 +170,23 @@ struct RequestRulesLiveTests {
         let chain = try Live.pki.validChain()
         try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .status(401) }) { other in
             let target = url(other, "/landing").absoluteString
-            try await withLoopbackHTTPServer(Live.tls(chain), handler: { request in
-                switch request.uri {
-                case "/start": .redirect(to: "/same")
-                case "/same": .redirect(307, to: target)
-                default: .text("ok")
+            try await withLoopbackHTTPServer(
+                Live.tls(chain),
+                handler: { request in
+                    switch request.uri {
+                    case "/start": .redirect(to: "/same")
+                    case "/same": .redirect(307, to: target)
+                    default: .text("ok")
+                    }
                 }
-            }) { server in
+            ) { server in
                 try await withTransport { transport in
                     let calls = NIOLockedValueBox(0)
                     let credential = HTTPRequestOptions.Credential(name: .authorization) {
-                        calls.withLockedValue { $0 += 1; return "Bearer token-\($0)" }
+                        calls.withLockedValue {
+                            $0 += 1
+                            return "Bearer token-\($0)"
+                        }
                     }
                     let response = try await transport.send(
                         get(url(server, "/start")),
@@ -184,14 +196,24 @@ struct RequestRulesLiveTests {
                     #expect(response.response.status.code == 401)
                     #expect(response.redirectedAcrossOrigins)
                     // Bound per hop, when the hop is written, on the original origin only.
-                    #expect(server.statistics.requests.map { $0.header("Authorization") } == ["Bearer token-1", "Bearer token-2"])
+                    #expect(
+                        server.statistics.requests.map { $0.header("Authorization") } == [
+                            "Bearer token-1", "Bearer token-2",
+                        ]
+                    )
                     #expect(other.statistics.requests.first?.header("Authorization") == nil)
                     #expect(calls.withLockedValue { $0 } == 2)
 
-                    let direct = try await transport.send(get(url(server, "/plain")), body: nil, options: HTTPRequestOptions(credential: credential))
+                    let direct = try await transport.send(
+                        get(url(server, "/plain")),
+                        body: nil,
+                        options: HTTPRequestOptions(credential: credential)
+                    )
                     #expect(direct.redirectedAcrossOrigins == false)
 
-                    let injected = HTTPRequestOptions(credential: .init(name: .authorization) { "Bearer a\r\nX-Evil: 1" })
+                    let injected = HTTPRequestOptions(
+                        credential: .init(name: .authorization) { "Bearer a\r\nX-Evil: 1" }
+                    )
                     let error = await expectFailure(transport, get(url(server, "/plain")), options: injected)
                     #expect(error?.code == .invalidHeaderValue)
                 }
@@ -200,9 +222,12 @@ struct RequestRulesLiveTests {
     }
 
     @Test func perRequestRedirectRulesOverrideTheTransport() async throws {
-        try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: { request in
-            request.uri == "/a" ? .redirect(307, to: "/b") : .text("b")
-        }) { server in
+        try await withLoopbackHTTPServer(
+            Live.tls(try Live.pki.validChain()),
+            handler: { request in
+                request.uri == "/a" ? .redirect(307, to: "/b") : .text("b")
+            }
+        ) { server in
             try await withTransport { transport in
                 let followed = try await transport.send(get(url(server, "/a")))
                 #expect(followed.redirectCount == 1)
@@ -280,7 +305,8 @@ struct RequestRulesLiveTests {
 
     @Test func streamedBodyOverTheLimitIsRefusedWhileReading() async throws {
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { request in
-            request.uri == "/small" ? .streamed(chunks: 4, chunkSize: 1024) : .streamed(chunks: 200, chunkSize: 16 * 1024)
+            request.uri == "/small"
+                ? .streamed(chunks: 4, chunkSize: 1024) : .streamed(chunks: 200, chunkSize: 16 * 1024)
         }
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
             try await withTransport(Live.configuration { $0.maximumResponseBodySize = 1024 * 1024 }) { transport in
@@ -336,7 +362,11 @@ struct RequestRulesLiveTests {
 
     @Test func nothingIsCached() async throws {
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
-            .status(200, headers: [("Cache-Control", "public, max-age=3600"), ("ETag", "\"v1\"")], body: Array("v1".utf8))
+            .status(
+                200,
+                headers: [("Cache-Control", "public, max-age=3600"), ("ETag", "\"v1\"")],
+                body: Array("v1".utf8)
+            )
         }
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
             try await withTransport { transport in
@@ -362,7 +392,9 @@ struct RequestRulesLiveTests {
                 try fields.appendChecked(name: .proxyAuthorization, value: "Basic SECRET-PROXY")
                 _ = try await transport.send(get(url(server), headers: fields))
                 // Query strings carry reset codes, API keys and `access_token=`: logged paths stop before them.
-                _ = try await transport.send(get(url(server, "/reset/confirm?code=SECRET-RESET-CODE&access_token=SECRET-QUERY-TOKEN")))
+                _ = try await transport.send(
+                    get(url(server, "/reset/confirm?code=SECRET-RESET-CODE&access_token=SECRET-QUERY-TOKEN"))
+                )
             }
         }
         let text = lines.withLockedValue { $0.joined(separator: "\n") }

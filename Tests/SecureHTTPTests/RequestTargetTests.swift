@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
-@testable import SecureHTTP
 import Testing
+
+@testable import SecureHTTP
 
 /// The request target is checked without building a URL; nothing that could break the request
 /// line gets through.

@@ -35,7 +35,10 @@ enum Live {
         return configuration
     }
 
-    static func tls(_ chain: TestPKI.Chain, _ configure: (inout LoopbackHTTPServer.TLS) -> Void = { _ in })
+    static func tls(
+        _ chain: TestPKI.Chain,
+        _ configure: (inout LoopbackHTTPServer.TLS) -> Void = { _ in }
+    )
         -> LoopbackHTTPServer.TLS
     {
         var tls = LoopbackHTTPServer.TLS(chain: chain)
@@ -104,7 +107,11 @@ extension Live {
 }
 
 /// Asserts that the server served at least one request and every one over `wire`.
-func expectNegotiated(_ wire: WireProtocol, on server: LoopbackHTTPServer, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectNegotiated(
+    _ wire: WireProtocol,
+    on server: LoopbackHTTPServer,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let versions = Set(server.statistics.requests.map(\.httpVersion))
     #expect(versions == [wire.rawValue], sourceLocation: sourceLocation)
 }

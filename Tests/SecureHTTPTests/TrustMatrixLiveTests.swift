@@ -80,7 +80,10 @@ struct TransparencyLiveTests {
     static func policy() throws -> TransportSecurityPolicy {
         var policy = Live.policy
         policy.setException(DomainException(requiresCertificateTransparency: true), for: "localhost")
-        policy.certificateTransparency.logList = try TestPKI.logList(Self.logs, timestamp: Date().addingTimeInterval(-86_400))
+        policy.certificateTransparency.logList = try TestPKI.logList(
+            Self.logs,
+            timestamp: Date().addingTimeInterval(-86_400)
+        )
         return policy
     }
 
@@ -101,7 +104,10 @@ struct TransparencyLiveTests {
 
     @Test func aStaleLogListLetsTheConnectionThroughAndReportsIt() async throws {
         var policy = try Self.policy()
-        policy.certificateTransparency.logList = try TestPKI.logList(Self.logs, timestamp: Date().addingTimeInterval(-71 * 86_400))
+        policy.certificateTransparency.logList = try TestPKI.logList(
+            Self.logs,
+            timestamp: Date().addingTimeInterval(-71 * 86_400)
+        )
         let reports = NIOLockedValueBox<[CertificateTransparencyReport]>([])
         let configuration = Live.configuration(policy: policy) {
             $0.transparencyReporter = { report in reports.withLockedValue { $0.append(report) } }
@@ -138,12 +144,22 @@ struct TransparencyLiveTests {
 
     static let refused: [(String, @Sendable () throws -> TestPKI.Chain, ServerTrustError.Code)] = [
         ("no SCTs", { try Live.pki.validChain() }, .ctNoSCTs),
-        ("an SCT over another certificate", {
-            try Live.pki.leafWithSCTs(scts: [.init(logs[0], time: sctTime(), signsWrongTBS: true), .init(logs[1], time: sctTime())]).chain
-        }, .ctBadSignature),
-        ("one operator only", {
-            try Live.pki.leafWithSCTs(scts: [.init(logs[0], time: sctTime()), .init(logs[0], time: sctTime().addingTimeInterval(-60))]).chain
-        }, .ctTooFewSCTs),
+        (
+            "an SCT over another certificate",
+            {
+                try Live.pki.leafWithSCTs(scts: [
+                    .init(logs[0], time: sctTime(), signsWrongTBS: true), .init(logs[1], time: sctTime()),
+                ]).chain
+            }, .ctBadSignature
+        ),
+        (
+            "one operator only",
+            {
+                try Live.pki.leafWithSCTs(scts: [
+                    .init(logs[0], time: sctTime()), .init(logs[0], time: sctTime().addingTimeInterval(-60)),
+                ]).chain
+            }, .ctTooFewSCTs
+        ),
     ]
 
     @Test(arguments: 0..<Self.refused.count, WireProtocol.allCases)

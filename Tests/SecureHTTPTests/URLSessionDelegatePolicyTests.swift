@@ -65,32 +65,73 @@ struct URLSessionDelegatePolicyTests {
         var description: String { self.name }
     }
 
-    static func trust(_ host: String = "api.example.com", port: Int = 443, proxy: Bool = false, hasTrust: Bool = true)
+    static func trust(
+        _ host: String = "api.example.com",
+        port: Int = 443,
+        proxy: Bool = false,
+        hasTrust: Bool = true
+    )
         -> URLSessionDelegatePolicy.Challenge
     {
         .init(method: .serverTrust, host: host, port: port, isProxy: proxy, hasServerTrust: hasTrust)
     }
 
-    static func clientCertificate(_ host: String = "api.example.com", port: Int = 443) -> URLSessionDelegatePolicy.Challenge {
+    static func clientCertificate(
+        _ host: String = "api.example.com",
+        port: Int = 443
+    ) -> URLSessionDelegatePolicy.Challenge {
         .init(method: .clientCertificate, host: host, port: port, isProxy: false)
     }
 
     static let challengeCases: [ChallengeCase] = [
         ChallengeCase(name: "server trust for the task's origin", challenge: trust(), expected: .evaluate),
-        ChallengeCase(name: "server trust, host in other case with a trailing dot", challenge: trust("API.Example.COM."), expected: .evaluate),
-        ChallengeCase(name: "server trust for another host", challenge: trust("cdn.example.net"), expected: .cancel(.serverTrustFailure)),
-        ChallengeCase(name: "server trust for a sibling host", challenge: trust("www.example.com"), expected: .cancel(.serverTrustFailure)),
-        ChallengeCase(name: "server trust for another port", challenge: trust(port: 8443), expected: .cancel(.serverTrustFailure)),
-        ChallengeCase(name: "server trust without a SecTrust", challenge: trust(hasTrust: false), expected: .cancel(.serverTrustFailure)),
-        ChallengeCase(name: "server trust for a task this transport is not waiting for", challenge: trust(), task: nil, expected: .cancel(.serverTrustFailure)),
+        ChallengeCase(
+            name: "server trust, host in other case with a trailing dot",
+            challenge: trust("API.Example.COM."),
+            expected: .evaluate
+        ),
+        ChallengeCase(
+            name: "server trust for another host",
+            challenge: trust("cdn.example.net"),
+            expected: .cancel(.serverTrustFailure)
+        ),
+        ChallengeCase(
+            name: "server trust for a sibling host",
+            challenge: trust("www.example.com"),
+            expected: .cancel(.serverTrustFailure)
+        ),
+        ChallengeCase(
+            name: "server trust for another port",
+            challenge: trust(port: 8443),
+            expected: .cancel(.serverTrustFailure)
+        ),
+        ChallengeCase(
+            name: "server trust without a SecTrust",
+            challenge: trust(hasTrust: false),
+            expected: .cancel(.serverTrustFailure)
+        ),
+        ChallengeCase(
+            name: "server trust for a task this transport is not waiting for",
+            challenge: trust(),
+            task: nil,
+            expected: .cancel(.serverTrustFailure)
+        ),
         ChallengeCase(
             name: "server trust for a plain-HTTP task",
             challenge: trust(port: 80),
             task: requirements(port: 80, usesTLS: false),
             expected: .cancel(.serverTrustFailure)
         ),
-        ChallengeCase(name: "server trust of a proxy", challenge: trust("proxy.corp", port: 3128, proxy: true), expected: .defaultHandling),
-        ChallengeCase(name: "client certificate with an identity", challenge: clientCertificate(), expected: .presentIdentity),
+        ChallengeCase(
+            name: "server trust of a proxy",
+            challenge: trust("proxy.corp", port: 3128, proxy: true),
+            expected: .defaultHandling
+        ),
+        ChallengeCase(
+            name: "client certificate with an identity",
+            challenge: clientCertificate(),
+            expected: .presentIdentity
+        ),
         ChallengeCase(
             name: "client certificate without an identity",
             challenge: clientCertificate(),
@@ -184,14 +225,24 @@ struct URLSessionDelegatePolicyTests {
         ConclusionCase(
             name: "validated, pin mismatch after the pin set expired",
             evaluation: { .validated(try validated()) },
-            pins: { try PinSet(pins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin], expiration: now.addingTimeInterval(-1)) },
+            pins: {
+                try PinSet(
+                    pins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin],
+                    expiration: now.addingTimeInterval(-1)
+                )
+            },
             failure: nil,
             report: .expiredNotEnforced
         ),
         ConclusionCase(
             name: "validated, pin mismatch one second before the pin set expires",
             evaluation: { .validated(try validated()) },
-            pins: { try PinSet(pins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin], expiration: now.addingTimeInterval(1)) },
+            pins: {
+                try PinSet(
+                    pins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin],
+                    expiration: now.addingTimeInterval(1)
+                )
+            },
             failure: .serverTrustFailure,
             reason: .pinMismatch,
             report: .rejected
@@ -254,7 +305,9 @@ struct URLSessionDelegatePolicyTests {
     @Test func certificateTransparencyAppliesToPlatformValidatedChainsAndIsReported() throws {
         // ATS checks CT for publicly trusted certificates itself; a host the app's policy makes
         // require CT is checked here too, on the chain the platform validated.
-        let logs = [TestPKI.CTLog(description: "A", operatorName: "A"), TestPKI.CTLog(description: "B", operatorName: "B")]
+        let logs = [
+            TestPKI.CTLog(description: "A", operatorName: "A"), TestPKI.CTLog(description: "B", operatorName: "B"),
+        ]
         var requirements = Self.requirements(host: "localhost")
         requirements.certificateTransparency = CertificateTransparencySettings(
             logList: try TestPKI.logList(logs, timestamp: Self.now.addingTimeInterval(-86_400))
@@ -267,8 +320,12 @@ struct URLSessionDelegatePolicyTests {
         #expect(bare.failure?.serverTrustError?.code == .ctNoSCTs)
         #expect(reports.results == [.notCompliant])
 
-        let chain = try Self.pki.leafWithSCTs(scts: logs.map { .init($0, time: Self.now.addingTimeInterval(-60)) }).chain
-        let withSCTs = policy.conclude(.validated(chain.derChain + [Self.pki.root.derBytes]), requirements: requirements)
+        let chain = try Self.pki.leafWithSCTs(scts: logs.map { .init($0, time: Self.now.addingTimeInterval(-60)) })
+            .chain
+        let withSCTs = policy.conclude(
+            .validated(chain.derChain + [Self.pki.root.derBytes]),
+            requirements: requirements
+        )
         #expect(withSCTs.failure == nil)
         #expect(reports.results == [.notCompliant])
     }
@@ -305,9 +362,23 @@ struct URLSessionDelegatePolicyTests {
 
     static let completionCases: [CompletionCase] = [
         CompletionCase(name: "plain HTTP", usesTLS: false, connection: nil, sessionAccepted: false, refused: false),
-        CompletionCase(name: "own challenge accepted, new connection", challengeAccepted: true, connection: .init(isReused: false), refused: false),
-        CompletionCase(name: "own challenge accepted, no metrics yet", challengeAccepted: true, connection: nil, refused: false),
-        CompletionCase(name: "reused connection of a session that accepted one", connection: .init(isReused: true), refused: false),
+        CompletionCase(
+            name: "own challenge accepted, new connection",
+            challengeAccepted: true,
+            connection: .init(isReused: false),
+            refused: false
+        ),
+        CompletionCase(
+            name: "own challenge accepted, no metrics yet",
+            challengeAccepted: true,
+            connection: nil,
+            refused: false
+        ),
+        CompletionCase(
+            name: "reused connection of a session that accepted one",
+            connection: .init(isReused: true),
+            refused: false
+        ),
         CompletionCase(name: "no metrics, session accepted a connection", connection: nil, refused: false),
         CompletionCase(name: "new connection without a challenge", connection: .init(isReused: false), refused: true),
         CompletionCase(
@@ -316,8 +387,18 @@ struct URLSessionDelegatePolicyTests {
             sessionAccepted: true,
             refused: true
         ),
-        CompletionCase(name: "reused connection, session accepted none", connection: .init(isReused: true), sessionAccepted: false, refused: true),
-        CompletionCase(name: "neither a challenge nor metrics, session accepted none", connection: nil, sessionAccepted: false, refused: true),
+        CompletionCase(
+            name: "reused connection, session accepted none",
+            connection: .init(isReused: true),
+            sessionAccepted: false,
+            refused: true
+        ),
+        CompletionCase(
+            name: "neither a challenge nor metrics, session accepted none",
+            connection: nil,
+            sessionAccepted: false,
+            refused: true
+        ),
     ]
 
     @Test(arguments: completionCases)
@@ -348,7 +429,11 @@ struct URLSessionPoolTests {
 
     typealias Pool = URLSessionPool<FakeSession>
 
-    static func lease(_ pool: inout Pool, _ requirements: ConnectionRequirements, made: inout Int) -> (FakeSession, FakeSession?)? {
+    static func lease(
+        _ pool: inout Pool,
+        _ requirements: ConnectionRequirements,
+        made: inout Int
+    ) -> (FakeSession, FakeSession?)? {
         let lease = pool.session(for: requirements) { requirements in
             made += 1
             return FakeSession(requirements)
@@ -364,14 +449,18 @@ struct URLSessionPoolTests {
         var made = 0
         let requirements = URLSessionDelegatePolicyTests.requirements()
         let first = try #require(Self.lease(&pool, requirements, made: &made))
-        let second = try #require(Self.lease(&pool, URLSessionDelegatePolicyTests.requirements(host: "API.example.com."), made: &made))
+        let second = try #require(
+            Self.lease(&pool, URLSessionDelegatePolicyTests.requirements(host: "API.example.com."), made: &made)
+        )
         #expect(first.0 === second.0)
         #expect(made == 1)
         #expect(pool.count == 1)
     }
 
     @Test func everyDistinctRequirementGetsItsOwnSession() throws {
-        let pins = try PinSet(pins: [URLSessionDelegatePolicyTests.pki.root.pin, URLSessionDelegatePolicyTests.pki.untrustedRoot.pin])
+        let pins = try PinSet(pins: [
+            URLSessionDelegatePolicyTests.pki.root.pin, URLSessionDelegatePolicyTests.pki.untrustedRoot.pin,
+        ])
         let variants = [
             URLSessionDelegatePolicyTests.requirements(),
             URLSessionDelegatePolicyTests.requirements(host: "www.example.com"),

@@ -25,8 +25,12 @@ struct APIClientHTTP2Tests {
                 transport: HTTPTransportConfiguration(policy: TransportSecurityPolicy(trustAnchors: pki.trustAnchors))
             )
             try await withSecureAPIClient(configuration) { client in
-                async let first = client.send(Request<Data>.post("orders/1", body: .json(["n": 1]), requiresAuthentication: false))
-                async let second = client.send(Request<Data>.post("orders/2", body: .json(["n": 2]), requiresAuthentication: false))
+                async let first = client.send(
+                    Request<Data>.post("orders/1", body: .json(["n": 1]), requiresAuthentication: false)
+                )
+                async let second = client.send(
+                    Request<Data>.post("orders/2", body: .json(["n": 2]), requiresAuthentication: false)
+                )
                 try await waitUntil { server.statistics.goAwaysSent == 1 }
                 gate.open()
                 let (one, two) = try await (first, second)

@@ -10,8 +10,16 @@ private final class CountingRefresher: TokenRefresher {
     let calls = NIOLockedValueBox(0)
 
     func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
-        let number = self.calls.withLockedValue { $0 += 1; return $0 }
-        return TokenResponse(accessToken: "access-\(number)", tokenType: "Bearer", expiresIn: 3600, refreshToken: "refresh-\(number)")
+        let number = self.calls.withLockedValue {
+            $0 += 1
+            return $0
+        }
+        return TokenResponse(
+            accessToken: "access-\(number)",
+            tokenType: "Bearer",
+            expiresIn: 3600,
+            refreshToken: "refresh-\(number)"
+        )
     }
 }
 
@@ -20,18 +28,33 @@ struct APIClientOriginTests {
     @Test func aFourOhOneFromAnotherOriginAfterARedirectDoesNotRefresh() async throws {
         let pki = try TestPKI(referenceTime: Date())
         let chain = try pki.validChain()
-        let unauthorized: LoopbackHTTPServer.Response = .status(401, headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)])
-        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { _ in unauthorized }) { other in
+        let unauthorized: LoopbackHTTPServer.Response = .status(
+            401,
+            headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
+        )
+        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { _ in unauthorized }) {
+            other in
             let target = other.baseURL.appendingPathComponent("landing").absoluteString
-            try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: { request in
-                request.uri == "/moved" ? .redirect(307, to: target) : unauthorized
-            }) { api in
+            try await withLoopbackHTTPServer(
+                LoopbackHTTPServer.TLS(chain: chain),
+                handler: { request in
+                    request.uri == "/moved" ? .redirect(307, to: target) : unauthorized
+                }
+            ) { api in
                 let refresher = CountingRefresher()
                 let manager = TokenManager(store: InMemoryStore(), refresher: refresher)
-                try await manager.signIn(TokenBundle(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: Date().addingTimeInterval(3600)))
+                try await manager.signIn(
+                    TokenBundle(
+                        accessToken: "access-0",
+                        refreshToken: "refresh-0",
+                        expiresAt: Date().addingTimeInterval(3600)
+                    )
+                )
                 var configuration = SecureAPIClient.Configuration(
                     baseURL: api.baseURL,
-                    transport: HTTPTransportConfiguration(policy: TransportSecurityPolicy(trustAnchors: pki.trustAnchors)),
+                    transport: HTTPTransportConfiguration(
+                        policy: TransportSecurityPolicy(trustAnchors: pki.trustAnchors)
+                    ),
                     authentication: .tokenManager(manager)
                 )
                 configuration.retry = RetryPolicy(maximumAttempts: 1)
@@ -52,7 +75,11 @@ struct APIClientOriginTests {
                 let own = await expectAPIError(client, Request<Data>.get("own"))
                 #expect(own?.code == .unauthorized)
                 #expect(refresher.calls.withLockedValue { $0 } == 1)
-                #expect(api.statistics.requests.suffix(2).map { $0.header("Authorization") } == ["Bearer access-0", "Bearer access-1"])
+                #expect(
+                    api.statistics.requests.suffix(2).map { $0.header("Authorization") } == [
+                        "Bearer access-0", "Bearer access-1",
+                    ]
+                )
                 await client.shutdown()
             }
         }

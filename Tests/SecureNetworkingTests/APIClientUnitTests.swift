@@ -22,9 +22,17 @@ struct APIClientUnitTests {
         #expect(target.path == "/v1/users/a%20b/x%2Fy/%C3%A9/%2E%2E/50%25")
         #expect(target.pathAndQuery == target.path + "?q=a%2Bb%26c%3Dd&name=Zo%C3%AB&flag&q=second")
 
-        let bare = try URLBuilder.target(base: try #require(URL(string: "https://api.example.com")), segments: [], query: [])
+        let bare = try URLBuilder.target(
+            base: try #require(URL(string: "https://api.example.com")),
+            segments: [],
+            query: []
+        )
         #expect(bare.path == "/")
-        let noSlash = try URLBuilder.target(base: try #require(URL(string: "https://api.example.com/v2")), segments: ["me"], query: [])
+        let noSlash = try URLBuilder.target(
+            base: try #require(URL(string: "https://api.example.com/v2")),
+            segments: ["me"],
+            query: []
+        )
         #expect(noSlash.path == "/v2/me")
     }
 
@@ -84,7 +92,10 @@ struct APIClientUnitTests {
 
     @Test("Only a short identifier is taken from an error body, never prose")
     func serverErrorCodes() {
-        #expect(UserMessageCatalog.serverCode(in: Data(#"{"error":"validation_failed","message":"SQL said no"}"#.utf8)) == "validation_failed")
+        #expect(
+            UserMessageCatalog.serverCode(in: Data(#"{"error":"validation_failed","message":"SQL said no"}"#.utf8))
+                == "validation_failed"
+        )
         #expect(UserMessageCatalog.serverCode(in: Data(#"{"error":"Stack trace: at line 4"}"#.utf8)) == nil)
         #expect(UserMessageCatalog.serverCode(in: Data(#"{"code":"E.42-x"}"#.utf8)) == "E.42-x")
         #expect(UserMessageCatalog.serverCode(in: Data("<html>oops</html>".utf8)) == nil)
@@ -94,7 +105,12 @@ struct APIClientUnitTests {
     @Test("The user message comes from the catalog, not the server")
     func userMessages() {
         let catalog = UserMessageCatalog(messages: ["validation_failed": "Please check the name."])
-        let known = APIError(.unprocessable, "the server answered 422", status: 422, serverErrorCode: "validation_failed")
+        let known = APIError(
+            .unprocessable,
+            "the server answered 422",
+            status: 422,
+            serverErrorCode: "validation_failed"
+        )
         #expect(known.userMessage(catalog) == "Please check the name.")
         let unknown = APIError(.serverError, "the server answered 502", status: 502, serverErrorCode: "upstream_died")
         #expect(unknown.userMessage(catalog) == UserMessageCatalog.standardStatusMessages[502])
@@ -113,9 +129,12 @@ struct APIClientUnitTests {
             #expect(!SecureAPIClient.isRetryable(APIError(.serverError, "", status: status), policy: policy))
         }
         let retryable: [SecureHTTPError.Code] = [
-            .connectFailed, .connectTimeout, .connectionClosed, .tlsHandshakeTimeout, .streamReset, .requestNotProcessed,
+            .connectFailed, .connectTimeout, .connectionClosed, .tlsHandshakeTimeout, .streamReset,
+            .requestNotProcessed,
         ]
-        let final: [SecureHTTPError.Code] = [.serverTrustFailure, .policyViolation, .tlsHandshakeFailure, .responseTooLarge, .deadlineExceeded]
+        let final: [SecureHTTPError.Code] = [
+            .serverTrustFailure, .policyViolation, .tlsHandshakeFailure, .responseTooLarge, .deadlineExceeded,
+        ]
         for code in retryable {
             #expect(SecureAPIClient.isRetryable(.transport(SecureHTTPError(code, "x")), policy: policy))
         }
@@ -125,10 +144,26 @@ struct APIClientUnitTests {
         // A POST is sent again only when the server said it did not process it.
         let notProcessed = APIError.transport(SecureHTTPError(.requestNotProcessed, "x"))
         #expect(SecureAPIClient.mayRetry(idempotent: false, notProcessed, policy: policy))
-        #expect(!SecureAPIClient.mayRetry(idempotent: false, .transport(SecureHTTPError(.streamReset, "x")), policy: policy))
-        #expect(!SecureAPIClient.mayRetry(idempotent: false, .transport(SecureHTTPError(.connectionClosed, "x")), policy: policy))
-        #expect(SecureAPIClient.mayRetry(idempotent: true, .transport(SecureHTTPError(.streamReset, "x")), policy: policy))
-        #expect(!SecureAPIClient.mayRetry(idempotent: true, .transport(SecureHTTPError(.serverTrustFailure, "x")), policy: policy))
+        #expect(
+            !SecureAPIClient.mayRetry(idempotent: false, .transport(SecureHTTPError(.streamReset, "x")), policy: policy)
+        )
+        #expect(
+            !SecureAPIClient.mayRetry(
+                idempotent: false,
+                .transport(SecureHTTPError(.connectionClosed, "x")),
+                policy: policy
+            )
+        )
+        #expect(
+            SecureAPIClient.mayRetry(idempotent: true, .transport(SecureHTTPError(.streamReset, "x")), policy: policy)
+        )
+        #expect(
+            !SecureAPIClient.mayRetry(
+                idempotent: true,
+                .transport(SecureHTTPError(.serverTrustFailure, "x")),
+                policy: policy
+            )
+        )
     }
 
     @Test("A base URL that is not absolute http(s) is refused")
@@ -144,7 +179,9 @@ struct APIClientUnitTests {
 
     @Test("A request that needs a token on a client without authentication is refused before sending")
     func authenticationRequired() async throws {
-        let client = try SecureAPIClient(configuration: .init(baseURL: try #require(URL(string: "https://127.0.0.1:1/"))))
+        let client = try SecureAPIClient(
+            configuration: .init(baseURL: try #require(URL(string: "https://127.0.0.1:1/")))
+        )
         do {
             _ = try await client.send(Request<EmptyResponse>.get("user/profile"))
             Issue.record("sent without a token")
@@ -163,7 +200,10 @@ struct APIClientUnitTests {
         await client.shutdown()
         // A client-built NIO transport is shut down by shutdown().
         do {
-            _ = try await client.transport.send(HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:1", path: "/"), body: nil)
+            _ = try await client.transport.send(
+                HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:1", path: "/"),
+                body: nil
+            )
             Issue.record("a shut-down transport sent a request")
         } catch {
             #expect(error.code == .shutDown)

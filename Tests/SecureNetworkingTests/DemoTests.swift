@@ -26,7 +26,9 @@ struct DemoTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test("serve writes a CA, pins and a policy file that a pinned client can use, keys 0600")
     func developmentServer() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securenet-serve-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "securenet-serve-\(UUID().uuidString)"
+        )
         defer { try? FileManager.default.removeItem(at: directory) }
         let development = try await DevelopmentServer.start(directory: directory)
         do {
@@ -39,9 +41,11 @@ struct DemoTests {
 
             let clientPEM = try String(contentsOf: summary.clientCertificateFile, encoding: .utf8)
             let keyPEM = try String(contentsOf: summary.clientKeyFile, encoding: .utf8)
-            let keyMode = try FileManager.default.attributesOfItem(atPath: summary.clientKeyFile.path)[.posixPermissions] as? Int
+            let keyMode =
+                try FileManager.default.attributesOfItem(atPath: summary.clientKeyFile.path)[.posixPermissions] as? Int
             #expect(keyMode == 0o600)
-            let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
+            let directoryMode =
+                try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
             #expect(directoryMode == 0o700)
 
             let configuration = SecureAPIClient.Configuration(
@@ -51,8 +55,17 @@ struct DemoTests {
                 authentication: .oauth(client: .publicClient(id: "dev"), store: InMemoryStore())
             )
             try await withSecureAPIClient(configuration) { client in
-                struct Login: Encodable, Sendable { var email: String; var password: String }
-                try await client.signIn(.post("auth/login", body: .json(Login(email: summary.email, password: summary.password)), requiresAuthentication: false))
+                struct Login: Encodable, Sendable {
+                    var email: String
+                    var password: String
+                }
+                try await client.signIn(
+                    .post(
+                        "auth/login",
+                        body: .json(Login(email: summary.email, password: summary.password)),
+                        requiresAuthentication: false
+                    )
+                )
                 let profile = try await client.send(Request<UserProfile>.get("user/profile"))
                 #expect(profile.email == summary.email)
                 struct WhoAmI: Decodable, Sendable { var subject: String }

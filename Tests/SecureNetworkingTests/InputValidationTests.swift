@@ -25,7 +25,8 @@ struct EmailAddressTests {
         "a-b@a-b.example",
         "  padded@example.com  ",
         String(repeating: "l", count: 64) + "@example.com",
-        String(repeating: "a", count: 64) + "@" + [String](repeating: String(repeating: "b", count: 61), count: 3).joined(separator: ".") + ".ccc",
+        String(repeating: "a", count: 64) + "@"
+            + [String](repeating: String(repeating: "b", count: 61), count: 3).joined(separator: ".") + ".ccc",
     ]
 
     static let invalid: [(String, ValidationError.Code)] = [
@@ -53,7 +54,11 @@ struct EmailAddressTests {
         (String(repeating: "l", count: 65) + "@example.com", .tooLong),
         ("user@" + String(repeating: "d", count: 64) + ".com", .tooLong),
         // 255 characters in all: over the 254 limit.
-        (String(repeating: "a", count: 64) + "@" + [String](repeating: String(repeating: "b", count: 61), count: 3).joined(separator: ".") + ".cccc", .tooLong),
+        (
+            String(repeating: "a", count: 64) + "@"
+                + [String](repeating: String(repeating: "b", count: 61), count: 3).joined(separator: ".") + ".cccc",
+            .tooLong
+        ),
     ]
 
     @Test func theTableHasAtLeastFortyAddresses() {
@@ -89,7 +94,9 @@ struct EmailAddressTests {
         #expect(try EmailAddress("x@münchen.de").asciiDomain == "xn--mnchen-3ya.de")
         // 50,000 distinct non-ASCII characters: refused by size before Punycode runs (which is
         // quadratic in them), with the up-front rule's message.
-        let huge = "x@" + String(String.UnicodeScalarView((0x4E00..<(0x4E00 + 50_000)).compactMap(Unicode.Scalar.init))) + ".de"
+        let huge =
+            "x@" + String(String.UnicodeScalarView((0x4E00..<(0x4E00 + 50_000)).compactMap(Unicode.Scalar.init)))
+            + ".de"
         #expect { try EmailAddress(huge) } throws: { ($0 as? ValidationError)?.message.contains("as entered") == true }
         #expect { try EmailAddress(huge) } throws: { ($0 as? ValidationError)?.code == .tooLong }
         #expect(try EmailAddress("x@例子.广告").asciiDomain == "xn--fsqu00a.xn--4rr70v")  // Python's idna codec agrees
@@ -130,23 +137,35 @@ struct TextValidationTests {
         #expect(throws: ValidationError(.tooLong, "")) { try TextInput(length: 0...64).sanitize(zalgo, field: "name") }
         // Within the byte bound, a character with more than 32 scalars is refused.
         let heavy = "e" + String(repeating: "\u{0301}\u{0302}", count: 20)
-        #expect(throws: ValidationError(.invalidCharacters, "")) { try TextInput(length: 0...64).sanitize(heavy, field: "name") }
+        #expect(throws: ValidationError(.invalidCharacters, "")) {
+            try TextInput(length: 0...64).sanitize(heavy, field: "name")
+        }
         // Near misses: a family emoji (7 scalars) and an accented letter are single characters.
         #expect(try TextInput(length: 0...2).sanitize("👨‍👩‍👧‍👦e\u{0301}", field: "name").count == 2)
     }
 
     @Test func emptyAndShortValuesAreRefused() {
-        #expect(throws: ValidationError(.empty, "")) { try TextInput(length: 1...10).sanitize(" \u{0000} ", field: "name") }
+        #expect(throws: ValidationError(.empty, "")) {
+            try TextInput(length: 1...10).sanitize(" \u{0000} ", field: "name")
+        }
         #expect(throws: ValidationError(.tooShort, "")) { try TextInput(length: 3...10).sanitize("ab", field: "name") }
     }
 
     @Test func identifiersFollowTheirAllowList() throws {
         #expect(try IdentifierRule.slug.validate("my-post-42", field: "slug") == "my-post-42")
-        #expect(throws: ValidationError(.invalidCharacters, "")) { try IdentifierRule.slug.validate("My Post", field: "slug") }
-        #expect(throws: ValidationError(.invalidCharacters, "")) { try IdentifierRule.slug.validate("ünï", field: "slug") }
-        #expect(throws: ValidationError(.invalidCharacters, "")) { try IdentifierRule.username.validate("ada'; DROP", field: "user") }
+        #expect(throws: ValidationError(.invalidCharacters, "")) {
+            try IdentifierRule.slug.validate("My Post", field: "slug")
+        }
+        #expect(throws: ValidationError(.invalidCharacters, "")) {
+            try IdentifierRule.slug.validate("ünï", field: "slug")
+        }
+        #expect(throws: ValidationError(.invalidCharacters, "")) {
+            try IdentifierRule.username.validate("ada'; DROP", field: "user")
+        }
         #expect(throws: ValidationError(.tooShort, "")) { try IdentifierRule.username.validate("ab", field: "user") }
-        #expect(throws: ValidationError(.tooLong, "")) { try IdentifierRule.alphanumeric.validate(String(repeating: "a", count: 65), field: "id") }
+        #expect(throws: ValidationError(.tooLong, "")) {
+            try IdentifierRule.alphanumeric.validate(String(repeating: "a", count: 65), field: "id")
+        }
         do {
             try IdentifierRule.slug.validate("bad value", field: "slug")
         } catch {
@@ -183,8 +202,12 @@ struct ContentSnifferTests {
 
     @Test func impostorsWithTheRightExtensionAreRefused() {
         // Right extension, wrong bytes.
-        for (data, name) in [(SniffFixtures.pdf, "photo.png"), (SniffFixtures.png, "scan.jpg"), (SniffFixtures.gif, "doc.pdf")] {
-            #expect(throws: ValidationError(.contentTypeMismatch, "")) { try ContentSniffer().validate(data, fileName: name) }
+        for (data, name) in [
+            (SniffFixtures.pdf, "photo.png"), (SniffFixtures.png, "scan.jpg"), (SniffFixtures.gif, "doc.pdf"),
+        ] {
+            #expect(throws: ValidationError(.contentTypeMismatch, "")) {
+                try ContentSniffer().validate(data, fileName: name)
+            }
         }
         // A script named like an image.
         #expect(throws: ValidationError(.unrecognisedContent, "")) {
@@ -204,8 +227,12 @@ struct ContentSnifferTests {
 
     @Test func typesAndSizeAreCapped() {
         let imagesOnly = ContentSniffer(allowed: [.jpeg, .png], maximumSize: 1024)
-        #expect(throws: ValidationError(.unrecognisedContent, "")) { try imagesOnly.validate(SniffFixtures.gif, fileName: "a.gif") }
-        #expect(throws: ValidationError(.tooLarge, "")) { try imagesOnly.validate(SniffFixtures.pdf, fileName: "a.pdf") }
+        #expect(throws: ValidationError(.unrecognisedContent, "")) {
+            try imagesOnly.validate(SniffFixtures.gif, fileName: "a.gif")
+        }
+        #expect(throws: ValidationError(.tooLarge, "")) {
+            try imagesOnly.validate(SniffFixtures.pdf, fileName: "a.pdf")
+        }
         #expect(throws: ValidationError(.tooLarge, "")) {
             try imagesOnly.validate(SniffFixtures.png + Data(repeating: 0, count: 2000), fileName: "a.png")
         }

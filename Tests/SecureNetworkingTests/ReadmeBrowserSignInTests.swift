@@ -37,7 +37,11 @@ func signInWithBrowser(
 @Suite("README: signing in in the browser")
 struct ReadmeBrowserSignInTests {
     @Test func theREADMEShowsThisFilesExample() throws {
-        try ReadmeQuickStartTests.expectREADMEExample(under: "### Signing in in the browser", in: #filePath, minimumLines: 15)
+        try ReadmeQuickStartTests.expectREADMEExample(
+            under: "### Signing in in the browser",
+            in: #filePath,
+            minimumLines: 15
+        )
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)

@@ -14,7 +14,11 @@ enum ReferenceFixture {
         do { return try TestPKI(referenceTime: Date()) } catch { preconditionFailure("TestPKI: \(error)") }
     }()
 
-    static let alice = ReferenceAuthServer.User(email: "alice@example.com", password: "correct horse", displayName: "Alice")
+    static let alice = ReferenceAuthServer.User(
+        email: "alice@example.com",
+        password: "correct horse",
+        displayName: "Alice"
+    )
 
     /// A configuration with Alice as the only user.
     static func configuration(
@@ -80,18 +84,35 @@ struct ReferenceClient {
         var request = HTTPRequest(method: method, url: url)
         request.headerFields = headers
         let response = try await self.transport.send(request, body: body)
-        return ReferenceReply(status: response.response.status.code, headers: response.response.headerFields, body: response.body)
+        return ReferenceReply(
+            status: response.response.status.code,
+            headers: response.response.headerFields,
+            body: response.body
+        )
     }
 
-    func sendJSON(_ method: HTTPRequest.Method, _ target: String, _ object: [String: Any], bearer: String? = nil) async throws
+    func sendJSON(
+        _ method: HTTPRequest.Method,
+        _ target: String,
+        _ object: [String: Any],
+        bearer: String? = nil
+    ) async throws
         -> ReferenceReply
     {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
-        return try await self.send(method, target, headers: headers, body: try JSONSerialization.data(withJSONObject: object))
+        return try await self.send(
+            method,
+            target,
+            headers: headers,
+            body: try JSONSerialization.data(withJSONObject: object)
+        )
     }
 
-    func login(_ email: String = ReferenceFixture.alice.email, _ password: String = ReferenceFixture.alice.password) async throws
+    func login(
+        _ email: String = ReferenceFixture.alice.email,
+        _ password: String = ReferenceFixture.alice.password
+    ) async throws
         -> ReferenceReply
     {
         try await self.sendJSON(.post, "/auth/login", ["email": email, "password": password])
@@ -120,7 +141,9 @@ func withReferenceClient<Result: Sendable>(
     _ body: (ReferenceClient) async throws -> Result
 ) async throws -> Result {
     try await withReferenceAuthServer(configuration) { server in
-        try await withNIOHTTPTransport(configuration: ReferenceFixture.transportConfiguration(clientIdentity: clientIdentity)) {
+        try await withNIOHTTPTransport(
+            configuration: ReferenceFixture.transportConfiguration(clientIdentity: clientIdentity)
+        ) {
             transport in
             try await body(ReferenceClient(server: server, transport: transport))
         }

@@ -124,20 +124,32 @@ struct UserMessageCatalogTests {
     ])
 
     @Test func knownCodesMapToTheirMessage() {
-        let body = Data(#"{"code":"invalid_credentials","message":"SELECT * FROM users WHERE email='x' failed at db-7"}"#.utf8)
+        let body = Data(
+            #"{"code":"invalid_credentials","message":"SELECT * FROM users WHERE email='x' failed at db-7"}"#.utf8
+        )
         #expect(self.catalog.message(status: 401, body: body) == "The e-mail or password is wrong.")
-        #expect(self.catalog.message(status: 400, body: Data(#"{"error":"account_locked"}"#.utf8)) == "Your account is locked. Check your e-mail.")
+        #expect(
+            self.catalog.message(status: 400, body: Data(#"{"error":"account_locked"}"#.utf8))
+                == "Your account is locked. Check your e-mail."
+        )
         #expect(self.catalog.message(forCode: "account_locked") == "Your account is locked. Check your e-mail.")
     }
 
     @Test func rawServerTextIsNeverShown() {
-        let leaky = Data(#"{"code":"E_INTERNAL","message":"NullPointerException at com.example.Db:42 for ada@example.com"}"#.utf8)
+        let leaky = Data(
+            #"{"code":"E_INTERNAL","message":"NullPointerException at com.example.Db:42 for ada@example.com"}"#.utf8
+        )
         let shown = self.catalog.message(status: 500, body: leaky)
         #expect(shown == "The service is having trouble. Please try again later.")
         #expect(!shown.contains("Exception") && !shown.contains("E_INTERNAL"))
-        #expect(self.catalog.message(status: 599, body: Data("<html>stack trace</html>".utf8)) == "The service is having trouble. Please try again later.")
+        #expect(
+            self.catalog.message(status: 599, body: Data("<html>stack trace</html>".utf8))
+                == "The service is having trouble. Please try again later."
+        )
         #expect(self.catalog.message(status: 418, body: nil) == "Something went wrong. Please try again.")
-        #expect(self.catalog.message(status: 429, body: nil) == "Too many attempts. Please wait a moment and try again.")
+        #expect(
+            self.catalog.message(status: 429, body: nil) == "Too many attempts. Please wait a moment and try again."
+        )
         #expect(self.catalog.message(forCode: nil) == "Something went wrong. Please try again.")
     }
 }

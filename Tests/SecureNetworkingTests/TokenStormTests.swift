@@ -70,7 +70,13 @@ struct TokenStormTests {
             )
             configuration.retry = RetryPolicy(maximumAttempts: 1)
             return try await withSecureAPIClient(configuration) { client in
-                try await client.signIn(.post("auth/login", body: .json(LoginBody(email: APIFixture.email, password: APIFixture.password)), requiresAuthentication: false))
+                try await client.signIn(
+                    .post(
+                        "auth/login",
+                        body: .json(LoginBody(email: APIFixture.email, password: APIFixture.password)),
+                        requiresAuthentication: false
+                    )
+                )
                 // The server stops accepting the token the client holds (and still believes valid).
                 clock.jump(lifetime + 1)
                 let start = ContinuousClock.now
@@ -81,7 +87,8 @@ struct TokenStormTests {
                                 _ = try await client.send(Request<UserProfile>.get("user/profile"))
                                 return nil
                             } catch let error as APIError {
-                                return "\(error.code) \(error.transportError.map { "\($0.code)" } ?? "") \(error.authenticationError.map { "\($0.code)" } ?? "")"
+                                return
+                                    "\(error.code) \(error.transportError.map { "\($0.code)" } ?? "") \(error.authenticationError.map { "\($0.code)" } ?? "")"
                             } catch {
                                 return "\(error)"
                             }
@@ -89,7 +96,9 @@ struct TokenStormTests {
                     }
                     return await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
                 }
-                if !failures.isEmpty { print("token storm failures: \(Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +))") }
+                if !failures.isEmpty {
+                    print("token storm failures: \(Dictionary(failures.map { ($0, 1) }, uniquingKeysWith: +))")
+                }
                 let failed = failures.count
                 let elapsed = ContinuousClock.now - start
                 let (seconds, attoseconds) = elapsed.components

@@ -15,7 +15,8 @@ struct EncryptedFileStoreTests {
         let store = directory.store()
         var expected: [String: Data] = [:]
         for index in 0..<198 {
-            expected["item-\(index)"] = Data("value \(index) ".utf8) + Data(repeating: UInt8(index % 251), count: index * 7)
+            expected["item-\(index)"] =
+                Data("value \(index) ".utf8) + Data(repeating: UInt8(index % 251), count: index * 7)
         }
         expected["empty"] = Data()
         expected["large"] = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
@@ -33,7 +34,10 @@ struct EncryptedFileStoreTests {
         }
         #expect(try await reopened.data(forKey: "empty") == Data())
         #expect(try await reopened.data(forKey: "large")?.count == 1 << 20)
-        #expect(try await reopened.value(Profile.self, forKey: "profile") == Profile(name: "Ada", scopes: ["read", "write"]))
+        #expect(
+            try await reopened.value(Profile.self, forKey: "profile")
+                == Profile(name: "Ada", scopes: ["read", "write"])
+        )
         #expect(await errorCode { try await reopened.value([Int].self, forKey: "profile") } == .decodingFailed)
         #expect(try await reopened.data(forKey: "missing") == nil)
         #expect(try await reopened.contains("item-7"))
@@ -134,7 +138,9 @@ struct EncryptedFileStoreTests {
         try await directory.store(passphrase: "correct horse battery staple").set(Data("v".utf8), forKey: "a")
         let before = try Data(contentsOf: directory.storeFile)
 
-        #expect(try await directory.store(passphrase: "correct horse battery staple").data(forKey: "a") == Data("v".utf8))
+        #expect(
+            try await directory.store(passphrase: "correct horse battery staple").data(forKey: "a") == Data("v".utf8)
+        )
         let wrong = directory.store(passphrase: "Tr0ub4dor&3")
         #expect(await errorCode { try await wrong.data(forKey: "a") } == .wrongKey)
         #expect(await errorCode { try await wrong.set(Data("w".utf8), forKey: "a") } == .wrongKey)
@@ -158,7 +164,9 @@ struct EncryptedFileStoreTests {
         #expect(Array(header[10..<15]) == [2, 15, 8, 1, 16])  // scrypt, N = 2^15, r = 8, p = 1, 16-byte salt
         // Opening uses the header's cost, not the caller's.
         let cheap = EncryptedFileStore(
-            directory: directory.store, keySource: .passphrase("long passphrase", parameters: .insecureFastForTestingOnly))
+            directory: directory.store,
+            keySource: .passphrase("long passphrase", parameters: .insecureFastForTestingOnly)
+        )
         #expect(try await cheap.data(forKey: "a") == Data("v".utf8))
     }
 
@@ -198,7 +206,10 @@ struct EncryptedFileStoreTests {
         #expect(try await directory.store(passphrase: "new passphrase").data(forKey: "item-3") == Data("value-3".utf8))
         let key = SymmetricKey(size: .bits256)
         try await store.rotateKey(to: .key(key))
-        #expect(await errorCode { try await directory.store(passphrase: "new passphrase").data(forKey: "item-0") } == .wrongKey)
+        #expect(
+            await errorCode { try await directory.store(passphrase: "new passphrase").data(forKey: "item-0") }
+                == .wrongKey
+        )
         let supplied = EncryptedFileStore(directory: directory.store, keySource: .key(key))
         #expect(try await supplied.itemKeys().count == 21)
         #expect(directory.storeDirectoryContents == ["store.lock", "store.sealed"])

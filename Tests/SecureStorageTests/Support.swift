@@ -1,3 +1,7 @@
+import Foundation
+import SecureStorage
+import Testing
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -5,9 +9,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Foundation
-import SecureStorage
-import Testing
 
 /// A fresh directory under the system temporary directory, removed when released.
 final class TemporaryDirectory {
@@ -122,7 +123,9 @@ func stressBinaryPath() throws -> String {
             .appendingPathComponent("SecureStorageStress").path
     ]
     for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("SecureStorageStress").path)
+        candidates.append(
+            bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("SecureStorageStress").path
+        )
     }
     let cwd = FileManager.default.currentDirectoryPath
     candidates += [cwd + "/.build-storage/debug/SecureStorageStress", cwd + "/.build/debug/SecureStorageStress"]

@@ -63,7 +63,10 @@ struct UserPresenceProtectedStoreTests {
         let gate = ScriptedGate([.authenticationFailed, .authenticationFailed, .authenticationFailed])
         let clock = ManualClock()
         let store = try await self.makeStore(
-            gate, clock, .init(maximumFailures: 3, lockoutDuration: .seconds(60)))
+            gate,
+            clock,
+            .init(maximumFailures: 3, lockoutDuration: .seconds(60))
+        )
         for _ in 0..<3 {
             #expect(await errorCode { try await store.data(forKey: "tokens") } == .authenticationFailed)
         }
@@ -82,7 +85,9 @@ struct UserPresenceProtectedStoreTests {
     }
 
     @Test func aSuccessResetsTheFailureCount() async throws {
-        let gate = ScriptedGate([.authenticationFailed, .authenticationFailed, nil, .authenticationFailed, .authenticationFailed])
+        let gate = ScriptedGate([
+            .authenticationFailed, .authenticationFailed, nil, .authenticationFailed, .authenticationFailed,
+        ])
         let store = try await self.makeStore(gate, ManualClock(), .init(maximumFailures: 3))
         #expect(await errorCode { try await store.data(forKey: "tokens") } == .authenticationFailed)
         #expect(await errorCode { try await store.data(forKey: "tokens") } == .authenticationFailed)
@@ -95,7 +100,11 @@ struct UserPresenceProtectedStoreTests {
 
     @Test func cancellationIsReportedAndDoesNotCountTowardsLockout() async throws {
         let gate = ScriptedGate([.authenticationCancelled, .authenticationCancelled, .authenticationCancelled])
-        let store = try await self.makeStore(gate, ManualClock(), .init(reuseDuration: .seconds(60), maximumFailures: 2))
+        let store = try await self.makeStore(
+            gate,
+            ManualClock(),
+            .init(reuseDuration: .seconds(60), maximumFailures: 2)
+        )
         for _ in 0..<3 {
             #expect(await errorCode { try await store.data(forKey: "tokens") } == .authenticationCancelled)
         }
@@ -116,7 +125,11 @@ struct UserPresenceProtectedStoreTests {
         #expect(await errorCode { try await store.data(forKey: "tokens") } == .authenticationFailed)
         #expect(await gate.calls == 1)
 
-        let predicate = try await self.makeStore(gate, ManualClock(), .init(protectedItems: .matching { $0.hasPrefix("tok") }))
+        let predicate = try await self.makeStore(
+            gate,
+            ManualClock(),
+            .init(protectedItems: .matching { $0.hasPrefix("tok") })
+        )
         #expect(try await predicate.data(forKey: "settings") == Data("dark".utf8))
         #expect(await gate.calls == 1)
         #expect(try await predicate.data(forKey: "tokens") == self.secret)

@@ -31,7 +31,9 @@ struct HostPatternTests {
         #expect(try HostPattern(pattern).matches(host) == expected)
     }
 
-    @Test(arguments: ["", "*.com", "**.com", "a.*.example.com", "ba*.example.com", "api..example.com", "*", "exa mple.com"])
+    @Test(arguments: [
+        "", "*.com", "**.com", "a.*.example.com", "ba*.example.com", "api..example.com", "*", "exa mple.com",
+    ])
     func refusesBadPatterns(pattern: String) {
         #expect {
             try HostPattern(pattern)
@@ -39,9 +41,15 @@ struct HostPatternTests {
     }
 
     @Test func mostSpecificPatternWins() throws {
-        let broad = try PinSet(["sha256/" + String(repeating: "A", count: 43) + "=", "sha256/" + String(repeating: "B", count: 43) + "="])
-        let oneLabel = try PinSet(["sha256/" + String(repeating: "C", count: 43) + "=", "sha256/" + String(repeating: "D", count: 43) + "="])
-        let exact = try PinSet(["sha256/" + String(repeating: "E", count: 43) + "=", "sha256/" + String(repeating: "F", count: 43) + "="])
+        let broad = try PinSet([
+            "sha256/" + String(repeating: "A", count: 43) + "=", "sha256/" + String(repeating: "B", count: 43) + "=",
+        ])
+        let oneLabel = try PinSet([
+            "sha256/" + String(repeating: "C", count: 43) + "=", "sha256/" + String(repeating: "D", count: 43) + "=",
+        ])
+        let exact = try PinSet([
+            "sha256/" + String(repeating: "E", count: 43) + "=", "sha256/" + String(repeating: "F", count: 43) + "=",
+        ])
         let policy = PinningPolicy([
             try HostPattern("**.example.com"): broad,
             try HostPattern("*.example.com"): oneLabel,

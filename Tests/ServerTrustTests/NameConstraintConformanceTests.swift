@@ -21,7 +21,13 @@ struct NameConstraintConformanceTests {
         let ca = try pki.makeCA(name: "Constrained CA \(names.first ?? "")", issuer: pki.root) {
             $0.nameConstraints = constraints
             if let rawConstraints {
-                $0.extraExtensions = [Certificate.Extension(oid: .X509ExtensionID.nameConstraints, critical: true, value: rawConstraints[...])]
+                $0.extraExtensions = [
+                    Certificate.Extension(
+                        oid: .X509ExtensionID.nameConstraints,
+                        critical: true,
+                        value: rawConstraints[...]
+                    )
+                ]
             }
         }
         var extra: [Certificate.Extension] = []
@@ -44,51 +50,84 @@ struct NameConstraintConformanceTests {
     // MARK: 1. A wildcard SAN is judged by every name it stands for (Go CVE-2025-61727)
 
     @Test func wildcardUnderAnExcludedNameIsRefused() async throws {
-        let bypass = try chain(constraints: NameConstraints(excludedDNSDomains: ["bar.example.com"]), names: ["*.example.com"])
+        let bypass = try chain(
+            constraints: NameConstraints(excludedDNSDomains: ["bar.example.com"]),
+            names: ["*.example.com"]
+        )
         let decision = try await evaluate(bypass, host: "bar.example.com")
         #expect(decision.failure?.code == .nameConstraintViolation, "\(decision.failure?.description ?? "trusted")")
         #expect(decision.failure?.message.contains("within an excluded dNSName subtree") == true)
         // The same wildcard for another host is refused too: the certificate, not the host, is judged.
         #expect(try await evaluate(bypass, host: "foo.example.com").failure?.code == .nameConstraintViolation)
         // Excluding the parent domain excludes every name the wildcard stands for.
-        let parent = try chain(constraints: NameConstraints(excludedDNSDomains: ["example.com"]), names: ["*.example.com"])
+        let parent = try chain(
+            constraints: NameConstraints(excludedDNSDomains: ["example.com"]),
+            names: ["*.example.com"]
+        )
         #expect(try await evaluate(parent, host: "foo.example.com").failure?.code == .nameConstraintViolation)
     }
 
     @Test func wildcardThatCannotReachAnExcludedNameIsAccepted() async throws {
         // `*.example.com` stands for one label only: it can never be a.bar.example.com.
-        let deeper = try chain(constraints: NameConstraints(excludedDNSDomains: ["a.bar.example.com"]), names: ["*.example.com"])
+        let deeper = try chain(
+            constraints: NameConstraints(excludedDNSDomains: ["a.bar.example.com"]),
+            names: ["*.example.com"]
+        )
         #expect(try await evaluate(deeper, host: "foo.example.com").isTrusted)
-        let elsewhere = try chain(constraints: NameConstraints(excludedDNSDomains: ["bar.example.org"]), names: ["*.example.com"])
+        let elsewhere = try chain(
+            constraints: NameConstraints(excludedDNSDomains: ["bar.example.org"]),
+            names: ["*.example.com"]
+        )
         #expect(try await evaluate(elsewhere, host: "bar.example.com").isTrusted)
     }
 
     @Test func wildcardIsPermittedOnlyWhenEveryNameItStandsForIs() async throws {
-        let narrow = try chain(constraints: NameConstraints(permittedDNSDomains: ["bar.example.com"]), names: ["*.example.com"])
+        let narrow = try chain(
+            constraints: NameConstraints(permittedDNSDomains: ["bar.example.com"]),
+            names: ["*.example.com"]
+        )
         let decision = try await evaluate(narrow, host: "bar.example.com")
         #expect(decision.failure?.code == .nameConstraintViolation)
         #expect(decision.failure?.message.contains("outside every permitted") == true)
-        let wide = try chain(constraints: NameConstraints(permittedDNSDomains: ["example.com"]), names: ["*.example.com"])
+        let wide = try chain(
+            constraints: NameConstraints(permittedDNSDomains: ["example.com"]),
+            names: ["*.example.com"]
+        )
         #expect(try await evaluate(wide, host: "bar.example.com").isTrusted)
     }
 
     @Test func exactNamesFollowRFC5280Subtrees() async throws {
-        let constraints = NameConstraints(permittedDNSDomains: ["example.com"], excludedDNSDomains: ["secret.example.com"])
-        #expect(try await evaluate(chain(constraints: constraints, names: ["www.example.com"]), host: "www.example.com").isTrusted)
-        #expect(try await evaluate(chain(constraints: constraints, names: ["example.com"]), host: "example.com").isTrusted)
+        let constraints = NameConstraints(
+            permittedDNSDomains: ["example.com"],
+            excludedDNSDomains: ["secret.example.com"]
+        )
+        #expect(
+            try await evaluate(chain(constraints: constraints, names: ["www.example.com"]), host: "www.example.com")
+                .isTrusted
+        )
+        #expect(
+            try await evaluate(chain(constraints: constraints, names: ["example.com"]), host: "example.com").isTrusted
+        )
         // `host1.example.com` is not within `host.example.com` (label boundaries, RFC 5280 §4.2.1.10).
         #expect(
-            try await evaluate(chain(constraints: constraints, names: ["notexample.com"]), host: "notexample.com").failure?.code
+            try await evaluate(chain(constraints: constraints, names: ["notexample.com"]), host: "notexample.com")
+                .failure?.code
                 == .nameConstraintViolation
         )
         #expect(
-            try await evaluate(chain(constraints: constraints, names: ["a.secret.example.com"]), host: "a.secret.example.com")
-                .failure?.code == .nameConstraintViolation
+            try await evaluate(
+                chain(constraints: constraints, names: ["a.secret.example.com"]),
+                host: "a.secret.example.com"
+            )
+            .failure?.code == .nameConstraintViolation
         )
         // Case does not matter to DNS names.
         #expect(
-            try await evaluate(chain(constraints: constraints, names: ["a.SECRET.example.com"]), host: "a.secret.example.com")
-                .failure?.code == .nameConstraintViolation
+            try await evaluate(
+                chain(constraints: constraints, names: ["a.SECRET.example.com"]),
+                host: "a.secret.example.com"
+            )
+            .failure?.code == .nameConstraintViolation
         )
     }
 
@@ -98,15 +137,22 @@ struct NameConstraintConformanceTests {
     func malformedDNSConstraintIsRefused(constraint: String) async throws {
         let bad = try chain(constraints: NameConstraints(excludedDNSDomains: [constraint]), names: ["www.example.org"])
         let decision = try await evaluate(bad, host: "www.example.org")
-        #expect(decision.failure?.code == .nameConstraintViolation, "\(constraint): \(decision.failure?.description ?? "trusted")")
+        #expect(
+            decision.failure?.code == .nameConstraintViolation,
+            "\(constraint): \(decision.failure?.description ?? "trusted")"
+        )
         #expect(decision.failure?.message.contains("invalid constraint") == true)
     }
 
     @Test func leadingPeriodMeansStrictlyBelowTheDomain() async throws {
         let constraints = NameConstraints(permittedDNSDomains: [".example.com"])
-        #expect(try await evaluate(chain(constraints: constraints, names: ["www.example.com"]), host: "www.example.com").isTrusted)
         #expect(
-            try await evaluate(chain(constraints: constraints, names: ["example.com"]), host: "example.com").failure?.code
+            try await evaluate(chain(constraints: constraints, names: ["www.example.com"]), host: "www.example.com")
+                .isTrusted
+        )
+        #expect(
+            try await evaluate(chain(constraints: constraints, names: ["example.com"]), host: "example.com").failure?
+                .code
                 == .nameConstraintViolation
         )
     }
@@ -143,7 +189,10 @@ struct NameConstraintConformanceTests {
         let subtree: [UInt8] = [0x30, UInt8(base.count + 3)] + base + [0x81, 0x01, 0x01]
         let permitted: [UInt8] = [0xA0, UInt8(subtree.count)] + subtree
         let value: [UInt8] = [0x30, UInt8(permitted.count)] + permitted
-        #expect(try await evaluate(chain(rawConstraints: value, names: ["localhost"])).failure?.code == .nameConstraintViolation)
+        #expect(
+            try await evaluate(chain(rawConstraints: value, names: ["localhost"])).failure?.code
+                == .nameConstraintViolation
+        )
         // The same subtree without the maximum is fine.
         let plain: [UInt8] = [0x30, UInt8(base.count)] + base
         let good: [UInt8] = [0x30, UInt8(plain.count + 2), 0xA0, UInt8(plain.count)] + plain
@@ -184,7 +233,12 @@ struct NameConstraintConformanceTests {
     }
 
     @Test func anOtherNameSubtreeCannotExcludeADNSName() async throws {
-        let upn = GeneralName.otherName(.init(typeID: [1, 3, 6, 1, 4, 1, 311, 20, 2, 3], value: try ASN1Any(erasing: ASN1UTF8String("a@example.com"))))
+        let upn = GeneralName.otherName(
+            .init(
+                typeID: [1, 3, 6, 1, 4, 1, 311, 20, 2, 3],
+                value: try ASN1Any(erasing: ASN1UTF8String("a@example.com"))
+            )
+        )
         let constraints = NameConstraints(excludedSubtrees: [upn])
         let dnsOnly = try chain(constraints: constraints, names: ["www.example.com"])
         let decision = try await evaluate(dnsOnly, host: "www.example.com")
@@ -200,7 +254,9 @@ struct NameConstraintConformanceTests {
 
     @Test func ipAddressRangesAreApplied() async throws {
         let tenSlash8 = ASN1OctetString(contentBytes: [10, 0, 0, 0, 255, 0, 0, 0])
-        let ca = try pki.makeCA(name: "IP CA", issuer: pki.root) { $0.nameConstraints = NameConstraints(permittedIPRanges: [tenSlash8]) }
+        let ca = try pki.makeCA(name: "IP CA", issuer: pki.root) {
+            $0.nameConstraints = NameConstraints(permittedIPRanges: [tenSlash8])
+        }
         func leaf(_ address: String) throws -> TestPKI.Chain {
             try pki.leaf {
                 $0.issuer = .custom(ca, presenting: [ca])
@@ -213,21 +269,37 @@ struct NameConstraintConformanceTests {
         #expect(try await evaluate(leaf("11.1.2.3"), host: "11.1.2.3").failure?.code == .nameConstraintViolation)
         // A mask that is not a prefix is malformed.
         let holey = ASN1OctetString(contentBytes: [10, 0, 0, 0, 255, 0, 255, 0])
-        let bad = try pki.makeCA(name: "Holey CA", issuer: pki.root) { $0.nameConstraints = NameConstraints(permittedIPRanges: [holey]) }
-        let chain = try pki.leaf { $0.issuer = .custom(bad, presenting: [bad]); $0.dnsNames = []; $0.ipAddresses = ["10.1.2.3"]; $0.commonName = "10.1.2.3" }
+        let bad = try pki.makeCA(name: "Holey CA", issuer: pki.root) {
+            $0.nameConstraints = NameConstraints(permittedIPRanges: [holey])
+        }
+        let chain = try pki.leaf {
+            $0.issuer = .custom(bad, presenting: [bad])
+            $0.dnsNames = []
+            $0.ipAddresses = ["10.1.2.3"]
+            $0.commonName = "10.1.2.3"
+        }
         #expect(try await evaluate(chain, host: "10.1.2.3").failure?.code == .nameConstraintViolation)
     }
 
     @Test func directoryNameConstraintsAreEvaluated() async throws {
         let permitted = try DistinguishedName { OrganizationName("SecureNetworking Tests") }
         let other = try DistinguishedName { OrganizationName("Someone Else") }
-        let inside = try chain(constraints: NameConstraints(permittedSubtrees: [.directoryName(permitted)]), names: ["localhost"])
+        let inside = try chain(
+            constraints: NameConstraints(permittedSubtrees: [.directoryName(permitted)]),
+            names: ["localhost"]
+        )
         #expect(try await evaluate(inside).isTrusted)
-        let outside = try chain(constraints: NameConstraints(permittedSubtrees: [.directoryName(other)]), names: ["localhost"])
+        let outside = try chain(
+            constraints: NameConstraints(permittedSubtrees: [.directoryName(other)]),
+            names: ["localhost"]
+        )
         #expect(try await evaluate(outside).failure?.code == .nameConstraintViolation)
         // Excluded without regard to case: a change of case does not escape the exclusion.
         let shouted = try DistinguishedName { OrganizationName("SECURENETWORKING tests") }
-        let excluded = try chain(constraints: NameConstraints(excludedSubtrees: [.directoryName(shouted)]), names: ["localhost"])
+        let excluded = try chain(
+            constraints: NameConstraints(excludedSubtrees: [.directoryName(shouted)]),
+            names: ["localhost"]
+        )
         #expect(try await evaluate(excluded).failure?.code == .nameConstraintViolation)
     }
 
@@ -237,6 +309,8 @@ struct NameConstraintConformanceTests {
         let refused = try chain(constraints: constraints, names: ["localhost"], otherNames: [uri])
         #expect(try await evaluate(refused).failure?.code == .nameConstraintViolation)
         let hosted = GeneralName.uniformResourceIdentifier("https://api.example.com/path")
-        #expect(try await evaluate(chain(constraints: constraints, names: ["localhost"], otherNames: [hosted])).isTrusted)
+        #expect(
+            try await evaluate(chain(constraints: constraints, names: ["localhost"], otherNames: [hosted])).isTrusted
+        )
     }
 }

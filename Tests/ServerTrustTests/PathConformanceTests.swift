@@ -19,7 +19,8 @@ struct PathConformanceTests {
         let nodes = Array(parts)
         guard case .constructed(let tbsParts) = nodes[0].content else { throw CocoaError(.coderInvalidValue) }
         let fields = Array(tbsParts)
-        let signatureIndex = fields[0].identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) ? 2 : 1
+        let signatureIndex =
+            fields[0].identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) ? 2 : 1
         func algorithm(_ coder: inout DER.Serializer) throws {
             try coder.appendConstructedNode(identifier: .sequence) { try $0.serialize(oid) }
         }
@@ -27,7 +28,11 @@ struct PathConformanceTests {
         try serializer.appendConstructedNode(identifier: .sequence) { coder in
             try coder.appendConstructedNode(identifier: .sequence) { tbs in
                 for (index, field) in fields.enumerated() {
-                    if index == signatureIndex { try algorithm(&tbs) } else { tbs.serializeRawBytes(field.encodedBytes) }
+                    if index == signatureIndex {
+                        try algorithm(&tbs)
+                    } else {
+                        tbs.serializeRawBytes(field.encodedBytes)
+                    }
                 }
             }
             try algorithm(&coder)
@@ -38,7 +43,11 @@ struct PathConformanceTests {
 
     static let ecdsaWithSHA1: ASN1ObjectIdentifier = [1, 2, 840, 10045, 4, 1]
 
-    func evaluateDER(_ chain: [[UInt8]], anchors: TrustAnchors? = nil, host: String = "localhost") async -> TrustDecision {
+    func evaluateDER(
+        _ chain: [[UInt8]],
+        anchors: TrustAnchors? = nil,
+        host: String = "localhost"
+    ) async -> TrustDecision {
         let requirements = ConnectionRequirements(host: host, trustAnchors: anchors ?? pki.trustAnchors)
         return await ServerTrust().evaluate(presentedChain: chain, requirements: requirements, now: Fixtures.now)
     }
@@ -56,7 +65,11 @@ struct PathConformanceTests {
         ("*.example.co.uk", "www.example.co.uk", true),
     ])
     func wildcardsDirectlyUnderAPublicSuffixAreRefused(san: String, host: String, trusted: Bool) async throws {
-        let chain = try pki.leaf { $0.dnsNames = [san]; $0.ipAddresses = []; $0.commonName = san }
+        let chain = try pki.leaf {
+            $0.dnsNames = [san]
+            $0.ipAddresses = []
+            $0.commonName = san
+        }
         let decision = try await evaluate(chain, host: host)
         #expect(decision.isTrusted == trusted, "\(san): \(decision.failure?.description ?? "trusted")")
         if !trusted { #expect(decision.failure?.code == .hostnameMismatch) }
@@ -96,14 +109,17 @@ struct PathConformanceTests {
         let roots = try Self.systemRoots()
         #expect(roots.count > 100)
         // Starfield Root Certificate Authority – G2 has serial 0 and anchors real sites (fastly.com).
-        let starfield = try #require(roots.first { String(describing: $0.subject).contains("Starfield Root Certificate Authority - G2") })
+        let starfield = try #require(
+            roots.first { String(describing: $0.subject).contains("Starfield Root Certificate Authority - G2") }
+        )
         #expect(starfield.serialNumber.bytes.allSatisfy { $0 == 0 })
         // Every system root may end a path: none of the rules that see anchors refuses one. (The
         // path is leaf → root, so that a root's own path length limit is not what is tested.)
         let chain = try pki.validChain().certificates
         let rules: [any ChainRule] = [
             SerialNumberPolicy(), CertificateAuthorityPolicy(), KeyUsageRolePolicy(), ServerAuthUsagePolicy(),
-            ExtensionProfilePolicy(), AnchorProfilePolicy(appSuppliedAnchors: []), KeyIdentifierPolicy(), CertificateStrengthPolicy(),
+            ExtensionProfilePolicy(), AnchorProfilePolicy(appSuppliedAnchors: []), KeyIdentifierPolicy(),
+            CertificateStrengthPolicy(),
             StrictNameConstraintsPolicy(),
         ]
         var refused: [String] = []
@@ -116,10 +132,15 @@ struct PathConformanceTests {
         #expect(refused.isEmpty, "\(refused.prefix(5))")
         // The same rules do judge an anchor the app supplied: a root with authorityCertIssuer in
         // its AKI, like QuoVadis Root CA 2, is refused only then.
-        let quoVadis = try #require(roots.first { String(describing: $0.subject).contains("QuoVadis Root CA 2") && $0.subject == $0.issuer })
+        let quoVadis = try #require(
+            roots.first { String(describing: $0.subject).contains("QuoVadis Root CA 2") && $0.subject == $0.issuer }
+        )
         let path = [chain[0], quoVadis]
         #expect(AnchorProfilePolicy(appSuppliedAnchors: []).check(certificates: path) == nil)
-        #expect(AnchorProfilePolicy(appSuppliedAnchors: [quoVadis]).check(certificates: path)?.code == .certificateProfileViolation)
+        #expect(
+            AnchorProfilePolicy(appSuppliedAnchors: [quoVadis]).check(certificates: path)?.code
+                == .certificateProfileViolation
+        )
     }
 
     // MARK: 10. An unusable extra certificate does not refuse a chain that has a path without it
@@ -170,7 +191,10 @@ struct PathConformanceTests {
         #expect(try await evaluate(signed).isTrusted)
         // Both sides of the line: zero and a 21-octet value are refused.
         #expect(try await evaluate(pki.leaf { $0.serialNumberBytes = [0] }).failure?.code == .invalidSerialNumber)
-        #expect(try await evaluate(pki.leaf { $0.serialNumberBytes = [0x01] + Array(repeating: 0, count: 20) }).failure?.code == .invalidSerialNumber)
+        #expect(
+            try await evaluate(pki.leaf { $0.serialNumberBytes = [0x01] + Array(repeating: 0, count: 20) }).failure?
+                .code == .invalidSerialNumber
+        )
     }
 }
 
@@ -181,7 +205,8 @@ enum RawSerial {
             case .constructed(let tbs) = Array(parts)[0].content
         else { throw CocoaError(.coderInvalidValue) }
         let fields = Array(tbs)
-        let serial = fields[0].identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) ? fields[1] : fields[0]
+        let serial =
+            fields[0].identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific) ? fields[1] : fields[0]
         guard case .primitive(let bytes) = serial.content else { throw CocoaError(.coderInvalidValue) }
         return bytes
     }

@@ -47,7 +47,9 @@ struct PinTests {
     }
 
     @Test func pinOfNonCertificateIsATypedError() {
-        #expect { try Pin(certificateDER: [0x30, 0x03, 0x02, 0x01, 0x01]) } throws: { ($0 as? ServerTrustError)?.code == .notACertificate }
+        #expect { try Pin(certificateDER: [0x30, 0x03, 0x02, 0x01, 0x01]) } throws: {
+            ($0 as? ServerTrustError)?.code == .notACertificate
+        }
         #expect {
             try Pin.pins(inPEM: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
         } throws: { ($0 as? ServerTrustError)?.code == .notACertificate }

@@ -10,7 +10,12 @@ import X509
 @Suite("ServerTrust: platform-validated chains")
 struct PlatformValidatedChainTests {
     static func requirements(pins: PinSet? = nil) -> ConnectionRequirements {
-        ConnectionRequirements(host: "localhost", trustAnchors: Fixtures.pki.trustAnchors, pinScope: pins == nil ? nil : "localhost", pins: pins)
+        ConnectionRequirements(
+            host: "localhost",
+            trustAnchors: Fixtures.pki.trustAnchors,
+            pinScope: pins == nil ? nil : "localhost",
+            pins: pins
+        )
     }
 
     static func validated(_ chain: TestPKI.Chain) -> [[UInt8]] {
@@ -46,8 +51,12 @@ struct PlatformValidatedChainTests {
         let chain = Self.validated(try Fixtures.pki.validChain())
         let rootPinned = try PinSet(pins: [Fixtures.pki.root.pin, Fixtures.pki.untrustedRoot.pin])
         #expect(
-            ServerTrust().evaluate(platformValidatedChain: chain, requirements: Self.requirements(pins: rootPinned), now: Fixtures.now)
-                .isTrusted
+            ServerTrust().evaluate(
+                platformValidatedChain: chain,
+                requirements: Self.requirements(pins: rootPinned),
+                now: Fixtures.now
+            )
+            .isTrusted
         )
         let elsewhere = try PinSet(pins: [Fixtures.pki.untrustedRoot.pin, Fixtures.pki.untrustedIntermediate.pin])
         let decision = ServerTrust().evaluate(
@@ -65,8 +74,11 @@ struct PlatformValidatedChainTests {
                 == .emptyChain
         )
         #expect(
-            ServerTrust().evaluate(platformValidatedChain: [[0x30, 0x03, 0x02, 0x01, 0x01]], requirements: Self.requirements())
-                .failure?.code == .malformedCertificate
+            ServerTrust().evaluate(
+                platformValidatedChain: [[0x30, 0x03, 0x02, 0x01, 0x01]],
+                requirements: Self.requirements()
+            )
+            .failure?.code == .malformedCertificate
         )
     }
 }

@@ -54,7 +54,9 @@ struct PolicyFileTests {
     }
 
     @Test func theATSCipherListIsAPerDomainKey() throws {
-        let policy = try self.load(#"{"exceptionDomains": {"legacy.example.com": {"includesSubdomains": true, "cipherSuites": "ats"}, "api.example.com": {"cipherSuites": "aead"}}}"#)
+        let policy = try self.load(
+            #"{"exceptionDomains": {"legacy.example.com": {"includesSubdomains": true, "cipherSuites": "ats"}, "api.example.com": {"cipherSuites": "aead"}}}"#
+        )
         #expect(policy.exception(for: "legacy.example.com")?.cipherSuites == .ats)
         #expect(try policy.requirements(for: URL(string: "https://a.legacy.example.com/")!).cipherSuites == .ats)
         #expect(try policy.requirements(for: URL(string: "https://api.example.com/")!).cipherSuites == .aeadOnly)
@@ -74,25 +76,64 @@ struct PolicyFileTests {
         (#"{"minimumTLSVersion": "SSLv3"}"#, "$.minimumTLSVersion", "'SSLv3' is not a TLS version"),
         (#"{"minimumTLSVersion": 1.2}"#, "$.minimumTLSVersion", "expected a string, found a number"),
         (#"{"exceptionDomains": []}"#, "$.exceptionDomains", "expected an object, found an array"),
-        (#"{"exceptionDomains": {"a.com": {"includeSubdomains": true}}}"#, #"$.exceptionDomains["a.com"].includeSubdomains"#, "unknown key"),
-        (#"{"exceptionDomains": {"a.com": {"cipherSuites": "all"}}}"#, #"$.exceptionDomains["a.com"].cipherSuites"#, "use \"aead\" or \"ats\""),
-        (#"{"exceptionDomains": {"a.com": {"cipherSuites": true}}}"#, #"$.exceptionDomains["a.com"].cipherSuites"#, "expected a string"),
+        (
+            #"{"exceptionDomains": {"a.com": {"includeSubdomains": true}}}"#,
+            #"$.exceptionDomains["a.com"].includeSubdomains"#, "unknown key"
+        ),
+        (
+            #"{"exceptionDomains": {"a.com": {"cipherSuites": "all"}}}"#, #"$.exceptionDomains["a.com"].cipherSuites"#,
+            "use \"aead\" or \"ats\""
+        ),
+        (
+            #"{"exceptionDomains": {"a.com": {"cipherSuites": true}}}"#, #"$.exceptionDomains["a.com"].cipherSuites"#,
+            "expected a string"
+        ),
         (#"{"exceptionDomains": {"*.a.com": {}}}"#, #"$.exceptionDomains["*.a.com"]"#, "no wildcard"),
         (#"{"exceptionDomains": {"a..com": {}}}"#, #"$.exceptionDomains["a..com"]"#, "empty label"),
-        (#"{"pinnedDomains": {"ba*.a.com": {"pins": []}}}"#, #"$.pinnedDomains["ba*.a.com"]"#, "wildcard may only be the whole first label"),
-        (#"{"pinnedDomains": {"*.com": {"pins": []}}}"#, #"$.pinnedDomains["*.com"]"#, "covers a whole top-level domain"),
+        (
+            #"{"pinnedDomains": {"ba*.a.com": {"pins": []}}}"#, #"$.pinnedDomains["ba*.a.com"]"#,
+            "wildcard may only be the whole first label"
+        ),
+        (
+            #"{"pinnedDomains": {"*.com": {"pins": []}}}"#, #"$.pinnedDomains["*.com"]"#,
+            "covers a whole top-level domain"
+        ),
         (#"{"pinnedDomains": {"a.com": {}}}"#, #"$.pinnedDomains["a.com"].pins"#, "missing"),
-        (#"{"pinnedDomains": {"a.com": {"pins": "x"}}}"#, #"$.pinnedDomains["a.com"].pins"#, "expected an array of pins"),
-        (#"{"pinnedDomains": {"a.com": {"pins": [7]}}}"#, #"$.pinnedDomains["a.com"].pins[0]"#, "expected a string, found a number"),
-        (#"{"pinnedDomains": {"a.com": {"pins": ["sha256/AAAA"]}}}"#, #"$.pinnedDomains["a.com"].pins[0]"#, "decodes to 3 bytes"),
-        (#"{"pinnedDomains": {"a.com": {"pins": ["sha1/AAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#, #"$.pinnedDomains["a.com"].pins[0]"#, "unsupported pin prefix"),
+        (
+            #"{"pinnedDomains": {"a.com": {"pins": "x"}}}"#, #"$.pinnedDomains["a.com"].pins"#,
+            "expected an array of pins"
+        ),
+        (
+            #"{"pinnedDomains": {"a.com": {"pins": [7]}}}"#, #"$.pinnedDomains["a.com"].pins[0]"#,
+            "expected a string, found a number"
+        ),
+        (
+            #"{"pinnedDomains": {"a.com": {"pins": ["sha256/AAAA"]}}}"#, #"$.pinnedDomains["a.com"].pins[0]"#,
+            "decodes to 3 bytes"
+        ),
+        (
+            #"{"pinnedDomains": {"a.com": {"pins": ["sha1/AAAAAAAAAAAAAAAAAAAAAAAAAAA="]}}}"#,
+            #"$.pinnedDomains["a.com"].pins[0]"#, "unsupported pin prefix"
+        ),
         (#"{"pinnedDomains": {"a.com": {"pins": ["PINA"]}}}"#, #"$.pinnedDomains["a.com"].pins"#, "needs a backup pin"),
-        (#"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "expiration": "next year"}}}"#, #"$.pinnedDomains["a.com"].expiration"#, "not an ISO 8601 date"),
-        (#"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "reportOnly": "no"}}}"#, #"$.pinnedDomains["a.com"].reportOnly"#, "expected a boolean"),
-        (#"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "enforce": true}}}"#, #"$.pinnedDomains["a.com"].enforce"#, "unknown key"),
+        (
+            #"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "expiration": "next year"}}}"#,
+            #"$.pinnedDomains["a.com"].expiration"#, "not an ISO 8601 date"
+        ),
+        (
+            #"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "reportOnly": "no"}}}"#,
+            #"$.pinnedDomains["a.com"].reportOnly"#, "expected a boolean"
+        ),
+        (
+            #"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "enforce": true}}}"#,
+            #"$.pinnedDomains["a.com"].enforce"#, "unknown key"
+        ),
     ])
     func badFilesAreRefusedWithKeyPathAndReason(json: String, keyPath: String, reason: String) {
-        let text = json.replacingOccurrences(of: "PINA", with: Self.pinA).replacingOccurrences(of: "PINB", with: Self.pinB)
+        let text = json.replacingOccurrences(of: "PINA", with: Self.pinA).replacingOccurrences(
+            of: "PINB",
+            with: Self.pinB
+        )
         #expect {
             try self.load(text)
         } throws: { error in

@@ -16,7 +16,10 @@ struct ProfileConformanceTests {
     /// The test root as the only anchor, under the private-PKI profile.
     var privateAnchors: TrustAnchors { .only([pki.root.certificate], profile: .privatePKI) }
 
-    func leaf(under ca: TestPKI.Identity, _ configure: (inout TestPKI.LeafOptions) -> Void = { _ in }) throws -> TestPKI.Chain {
+    func leaf(
+        under ca: TestPKI.Identity,
+        _ configure: (inout TestPKI.LeafOptions) -> Void = { _ in }
+    ) throws -> TestPKI.Chain {
         try pki.leaf {
             $0.issuer = .custom(ca, presenting: [ca])
             configure(&$0)
@@ -30,7 +33,10 @@ struct ProfileConformanceTests {
         #expect(try await evaluate(caLeaf).failure?.code == .caCertificateAsLeaf)
         #expect(try await evaluate(caLeaf, anchors: privateAnchors).failure?.code == .caCertificateAsLeaf)
         // An intermediate presented alone, as if it were the server's certificate.
-        let intermediateOnly = TestPKI.Chain(certificates: [pki.intermediate.certificate], leafKey: pki.intermediate.privateKey)
+        let intermediateOnly = TestPKI.Chain(
+            certificates: [pki.intermediate.certificate],
+            leafKey: pki.intermediate.privateKey
+        )
         #expect(try await evaluate(intermediateOnly).failure?.code == .caCertificateAsLeaf)
         // Near miss: the same leaf with cA=FALSE.
         #expect(try await evaluate(pki.leaf { $0.isCertificateAuthority = false }).isTrusted)
@@ -42,7 +48,10 @@ struct ProfileConformanceTests {
         let tooDeep = try pki.leaf { $0.issuer = .custom(below, presenting: [below, pathZero]) }
         #expect(try await evaluate(tooDeep).failure?.code == .chainPolicyViolation)
         #expect(try await evaluate(leaf(under: pathZero)).isTrusted)
-        let notCA = try pki.makeCA(name: "Not a CA", issuer: pki.root) { $0.isCertificateAuthority = false; $0.keyUsage = nil }
+        let notCA = try pki.makeCA(name: "Not a CA", issuer: pki.root) {
+            $0.isCertificateAuthority = false
+            $0.keyUsage = nil
+        }
         #expect(try await evaluate(leaf(under: notCA)).failure?.code == .chainPolicyViolation)
     }
 
@@ -67,10 +76,24 @@ struct ProfileConformanceTests {
     @Test func appSuppliedRootWithAForeignOrBadAuthorityKeyIdentifierIsRefused() async throws {
         let issuerName = GeneralName.directoryName(try DistinguishedName { CommonName("myCN") })
         let variants: [(String, (Certificate.PublicKey) -> AuthorityKeyIdentifier)] = [
-            ("authorityCertIssuer", { AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: $0).keyIdentifier, authorityCertIssuer: [issuerName]) }),
-            ("authorityCertSerialNumber", {
-                AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: $0).keyIdentifier, authorityCertSerialNumber: .init(bytes: [0x04, 0xD2]))
-            }),
+            (
+                "authorityCertIssuer",
+                {
+                    AuthorityKeyIdentifier(
+                        keyIdentifier: SubjectKeyIdentifier(hash: $0).keyIdentifier,
+                        authorityCertIssuer: [issuerName]
+                    )
+                }
+            ),
+            (
+                "authorityCertSerialNumber",
+                {
+                    AuthorityKeyIdentifier(
+                        keyIdentifier: SubjectKeyIdentifier(hash: $0).keyIdentifier,
+                        authorityCertSerialNumber: .init(bytes: [0x04, 0xD2])
+                    )
+                }
+            ),
             ("not its subjectKeyIdentifier", { _ in AuthorityKeyIdentifier(keyIdentifier: [1, 2, 3, 4]) }),
             ("without keyIdentifier", { _ in AuthorityKeyIdentifier() }),
         ]
@@ -89,9 +112,16 @@ struct ProfileConformanceTests {
         let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
         var good = TestPKI.CAOptions(name: "Root with own AKI")
         good.key = .existing(key)
-        good.authorityKeyIdentifier = AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: key.publicKey).keyIdentifier)
+        good.authorityKeyIdentifier = AuthorityKeyIdentifier(
+            keyIdentifier: SubjectKeyIdentifier(hash: key.publicKey).keyIdentifier
+        )
         let root = try pki.makeCA(good, issuer: nil)
-        #expect(try await evaluate(pki.leaf { $0.issuer = .custom(root, presenting: []) }, anchors: .only([root.certificate])).isTrusted)
+        #expect(
+            try await evaluate(
+                pki.leaf { $0.issuer = .custom(root, presenting: []) },
+                anchors: .only([root.certificate])
+            ).isTrusted
+        )
     }
 
     @Test func crossSignedRootWithoutAuthorityKeyIdentifierIsRefused() async throws {
@@ -137,14 +167,19 @@ struct ProfileConformanceTests {
     @Test func basicConstraintsOfAnIntermediateMustBeCritical() async throws {
         let ca = try pki.makeCA(name: "Non-critical BC CA", issuer: pki.root) { $0.basicConstraintsIsCritical = false }
         #expect(try await evaluate(leaf(under: ca)).failure?.code == .certificateProfileViolation)
-        #expect(try await evaluate(leaf(under: ca), anchors: privateAnchors).failure?.code == .certificateProfileViolation)
+        #expect(
+            try await evaluate(leaf(under: ca), anchors: privateAnchors).failure?.code == .certificateProfileViolation
+        )
     }
 
     @Test func emptySubjectNeedsACriticalSubjectAltName() async throws {
         let empty = DistinguishedName()
         let nonCritical = try pki.leaf { $0.subject = empty }
         #expect(try await evaluate(nonCritical).failure?.code == .certificateProfileViolation)
-        let critical = try pki.leaf { $0.subject = empty; $0.subjectAlternativeNamesAreCritical = true }
+        let critical = try pki.leaf {
+            $0.subject = empty
+            $0.subjectAlternativeNamesAreCritical = true
+        }
         #expect(try await evaluate(critical).isTrusted)
     }
 
@@ -159,7 +194,9 @@ struct ProfileConformanceTests {
     @Test func caWithAnEmptySubjectIsRefused() async throws {
         let ca = try pki.makeCA(name: "", issuer: pki.root) {
             $0.subject = DistinguishedName()
-            $0.extraExtensions = [try! Certificate.Extension(SubjectAlternativeNames([.dnsName("ca.example")]), critical: true)]
+            $0.extraExtensions = [
+                try! Certificate.Extension(SubjectAlternativeNames([.dnsName("ca.example")]), critical: true)
+            ]
         }
         let chain = try pki.leaf { $0.issuer = .custom(ca, presenting: [ca]) }
         let failure = try await evaluate(chain).failure
@@ -169,12 +206,18 @@ struct ProfileConformanceTests {
 
     @Test func malformedAuthorityInformationAccessIsRefused() async throws {
         // SEQUENCE { INTEGER 0 }: not a sequence of AccessDescriptions.
-        let bad = Certificate.Extension(oid: .X509ExtensionID.authorityInformationAccess, critical: false, value: [0x30, 0x03, 0x02, 0x01, 0x00])
+        let bad = Certificate.Extension(
+            oid: .X509ExtensionID.authorityInformationAccess,
+            critical: false,
+            value: [0x30, 0x03, 0x02, 0x01, 0x00]
+        )
         let failure = try await evaluate(pki.leaf { $0.extraExtensions = [bad] }).failure
         #expect(failure?.code == .certificateProfileViolation)
         #expect(failure?.message.contains("authorityInformationAccess") == true)
-        let good = try AuthorityInformationAccess([.init(method: .issuingCA, location: .uniformResourceIdentifier("http://ca.example/ca.der"))])
-            .makeCertificateExtension()
+        let good = try AuthorityInformationAccess([
+            .init(method: .issuingCA, location: .uniformResourceIdentifier("http://ca.example/ca.der"))
+        ])
+        .makeCertificateExtension()
         #expect(try await evaluate(pki.leaf { $0.extraExtensions = [good] }).isTrusted)
     }
 
@@ -196,14 +239,30 @@ struct ProfileConformanceTests {
         ("2001:db8::1:0:0:1", [], ["2001:db8:0:0:1:0:0:1"], "[2001:db8::1:0:0:1]", true),
         ("2001:db8:0:0:1:0:0:1", [], ["2001:db8:0:0:1:0:0:1"], "[2001:db8::1:0:0:1]", false),
     ])
-    func commonNameIsACharacterForCharacterCopyOfASAN(cn: String, dns: [String], ips: [String], host: String, accepted: Bool) async throws {
-        let chain = try pki.leaf { $0.commonName = cn; $0.dnsNames = dns; $0.ipAddresses = ips }
+    func commonNameIsACharacterForCharacterCopyOfASAN(
+        cn: String,
+        dns: [String],
+        ips: [String],
+        host: String,
+        accepted: Bool
+    ) async throws {
+        let chain = try pki.leaf {
+            $0.commonName = cn
+            $0.dnsNames = dns
+            $0.ipAddresses = ips
+        }
         let decision = try await evaluate(chain, host: host)
         if accepted {
             #expect(decision.isTrusted, "\(cn): \(decision.failure?.description ?? "")")
         } else {
-            #expect(decision.failure?.code == .certificateProfileViolation, "\(cn): \(decision.failure?.description ?? "trusted")")
-            #expect(try await evaluate(chain, host: host, anchors: privateAnchors).isTrusted, "\(cn) under the private profile")
+            #expect(
+                decision.failure?.code == .certificateProfileViolation,
+                "\(cn): \(decision.failure?.description ?? "trusted")"
+            )
+            #expect(
+                try await evaluate(chain, host: host, anchors: privateAnchors).isTrusted,
+                "\(cn) under the private profile"
+            )
         }
     }
 
@@ -241,7 +300,10 @@ struct ProfileConformanceTests {
         #expect(systemFailure?.code == .serverAuthNotPermitted)
         #expect(systemFailure?.message.contains("privatePKI") == false)
         // A refusal under both profiles offers none either.
-        #expect(try await evaluate(pki.leaf { $0.extendedKeyUsage = [.clientAuth] }).failure?.message.contains("privatePKI") == false)
+        #expect(
+            try await evaluate(pki.leaf { $0.extendedKeyUsage = [.clientAuth] }).failure?.message.contains("privatePKI")
+                == false
+        )
     }
 
     @Test(arguments: [
@@ -287,9 +349,22 @@ struct ProfileConformanceTests {
 
     @Test func keyUsageWithNoBitsOrNoTLSUsageIsRefused() async throws {
         #expect(try await evaluate(pki.leaf { $0.keyUsage = KeyUsage() }).failure?.code == .invalidKeyUsage)
-        #expect(try await evaluate(pki.leaf { $0.keyUsage = KeyUsage(keyAgreement: true) }).failure?.code == .invalidKeyUsage)
+        #expect(
+            try await evaluate(pki.leaf { $0.keyUsage = KeyUsage(keyAgreement: true) }).failure?.code
+                == .invalidKeyUsage
+        )
         // keyEncipherment alone suits an RSA key (RSA key transport), not an EC key.
-        #expect(try await evaluate(pki.leaf { $0.key = .rsa(bits: 2048); $0.keyUsage = KeyUsage(keyEncipherment: true) }).isTrusted)
-        #expect(try await evaluate(pki.leaf { $0.keyUsage = KeyUsage(keyEncipherment: true) }).failure?.code == .invalidKeyUsage)
+        #expect(
+            try await evaluate(
+                pki.leaf {
+                    $0.key = .rsa(bits: 2048)
+                    $0.keyUsage = KeyUsage(keyEncipherment: true)
+                }
+            ).isTrusted
+        )
+        #expect(
+            try await evaluate(pki.leaf { $0.keyUsage = KeyUsage(keyEncipherment: true) }).failure?.code
+                == .invalidKeyUsage
+        )
     }
 }

@@ -1,3 +1,6 @@
+// swift-format-ignore-file
+// The README quotes this file's example verbatim (a test compares the two), so the file keeps the
+// layout the README shows.
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust

@@ -54,7 +54,8 @@ struct ScopedPinTests {
             certificateAuthorityPins: [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin],
             leafPins: [chain.pins[0], other.pins[0]]
         )
-        #expect(try await evaluate(chain, pins: wrongCA).failure?.code == .pinMismatch)  // the leaf matches, the CA does not
+        // The leaf matches, the CA does not.
+        #expect(try await evaluate(chain, pins: wrongCA).failure?.code == .pinMismatch)
     }
 
     @Test func everyEnforcedGroupNeedsABackup() throws {

@@ -7,7 +7,10 @@ struct TransportSecurityPolicyTests {
     static let pinA = "sha256/" + Data(repeating: 0xA1, count: 32).base64EncodedString()
     static let pinB = "sha256/" + Data(repeating: 0xB2, count: 32).base64EncodedString()
 
-    func requirements(_ policy: TransportSecurityPolicy, _ url: String) throws(ServerTrustError) -> ConnectionRequirements {
+    func requirements(
+        _ policy: TransportSecurityPolicy,
+        _ url: String
+    ) throws(ServerTrustError) -> ConnectionRequirements {
         try policy.requirements(for: URL(string: url)!)
     }
 
@@ -53,8 +56,12 @@ struct TransportSecurityPolicyTests {
         let legacy = try self.requirements(policy, "http://legacy.example.com/x")
         #expect(!legacy.usesTLS)
         #expect(legacy.port == 80)
-        #expect { try self.requirements(policy, "http://sub.legacy.example.com/") } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
-        #expect { try self.requirements(policy, "http://example.com/") } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
+        #expect { try self.requirements(policy, "http://sub.legacy.example.com/") } throws: {
+            ($0 as? ServerTrustError)?.code == .insecureScheme
+        }
+        #expect { try self.requirements(policy, "http://example.com/") } throws: {
+            ($0 as? ServerTrustError)?.code == .insecureScheme
+        }
         #expect(policy.securityWarnings == ["legacy.example.com: plain HTTP is allowed"])
     }
 
@@ -75,28 +82,42 @@ struct TransportSecurityPolicyTests {
 
     @Test func localNetworkingAllowsOnlyLocalHostsOverHTTP() throws {
         let policy = TransportSecurityPolicy(allowsLocalNetworking: true)
-        for url in ["http://localhost:8080/", "http://printer.local/", "http://router/", "http://127.0.0.1/", "http://192.168.1.10/", "http://[::1]:80/"] {
+        for url in [
+            "http://localhost:8080/", "http://printer.local/", "http://router/", "http://127.0.0.1/",
+            "http://192.168.1.10/", "http://[::1]:80/",
+        ] {
             #expect(throws: Never.self) { try self.requirements(policy, url) }
         }
         for url in ["http://example.com/", "http://8.8.8.8/", "http://[2001:db8::1]/"] {
-            #expect { try self.requirements(policy, url) } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
+            #expect { try self.requirements(policy, url) } throws: {
+                ($0 as? ServerTrustError)?.code == .insecureScheme
+            }
         }
     }
 
     @Test func numericHostsAreJudgedByTheAddressTheyDenote() throws {
         let policy = TransportSecurityPolicy(allowsLocalNetworking: true)
         // 8.8.8.8 written as one decimal, hexadecimal, octal and mixed-width numbers: public.
-        for url in ["http://134744072/", "http://0x08080808/", "http://0x8.0x8.0x8.0x8/", "http://010.010.010.010/", "http://8.526344/", "http://8.8.2056/"] {
-            #expect { try self.requirements(policy, url) } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
+        for url in [
+            "http://134744072/", "http://0x08080808/", "http://0x8.0x8.0x8.0x8/", "http://010.010.010.010/",
+            "http://8.526344/", "http://8.8.2056/",
+        ] {
+            #expect { try self.requirements(policy, url) } throws: {
+                ($0 as? ServerTrustError)?.code == .insecureScheme
+            }
         }
         // 127.0.0.1 and 192.168.0.1 in the same forms: local.
-        for url in ["http://2130706433/", "http://0x7f000001/", "http://0177.0.0.1/", "http://127.1/", "http://3232235521/"] {
+        for url in [
+            "http://2130706433/", "http://0x7f000001/", "http://0177.0.0.1/", "http://127.1/", "http://3232235521/",
+        ] {
             #expect(throws: Never.self, "\(url)") { try self.requirements(policy, url) }
         }
         // Near miss: a dotless name that is not a number is still an unqualified name.
         #expect(throws: Never.self) { try self.requirements(policy, "http://nas/") }
         // Out of range is no address, and not a name either: refused.
-        #expect { try self.requirements(policy, "http://4294967296/") } throws: { ($0 as? ServerTrustError)?.code == .insecureScheme }
+        #expect { try self.requirements(policy, "http://4294967296/") } throws: {
+            ($0 as? ServerTrustError)?.code == .insecureScheme
+        }
     }
 
     @Test func arbitraryLoadsMustBeAskedForAndAreListedAsAWarning() throws {
@@ -104,7 +125,11 @@ struct TransportSecurityPolicyTests {
         #expect(try !self.requirements(policy, "http://example.com/").usesTLS)
         // TLS connections keep their requirements.
         #expect(try self.requirements(policy, "https://example.com/").minimumTLSVersion == .v1_2)
-        #expect(policy.securityWarnings == ["allowsArbitraryLoads: plain HTTP is allowed to every host without an exception"])
+        #expect(
+            policy.securityWarnings == [
+                "allowsArbitraryLoads: plain HTTP is allowed to every host without an exception"
+            ]
+        )
     }
 
     @Test func pinsComeFromTheMostSpecificPatternOrTheDomainException() throws {
@@ -113,7 +138,9 @@ struct TransportSecurityPolicyTests {
         let fromException = try PinSet([Self.pinA], mode: .reportOnly)
         let policy = TransportSecurityPolicy(
             exceptionDomains: ["other.com": DomainException(includesSubdomains: true, pins: fromException)],
-            pinning: PinningPolicy([try HostPattern("**.example.com"): broad, try HostPattern("api.example.com"): exact])
+            pinning: PinningPolicy([
+                try HostPattern("**.example.com"): broad, try HostPattern("api.example.com"): exact,
+            ])
         )
         let api = try self.requirements(policy, "https://api.example.com/")
         #expect(api.pins == exact)
@@ -129,7 +156,9 @@ struct TransportSecurityPolicyTests {
     /// silently (no `**.localhost` pattern can exist); they must apply to the domain and below.
     @Test func exceptionPinsOnASingleLabelDomainAreNotDropped() throws {
         let pins = try PinSet([Self.pinA, Self.pinB])
-        let policy = TransportSecurityPolicy(exceptionDomains: ["localhost": DomainException(includesSubdomains: true, pins: pins)])
+        let policy = TransportSecurityPolicy(exceptionDomains: [
+            "localhost": DomainException(includesSubdomains: true, pins: pins)
+        ])
         #expect(try self.requirements(policy, "https://localhost:8443/").pins == pins)
         #expect(try self.requirements(policy, "https://api.localhost/").pins == pins)
         #expect(try self.requirements(policy, "https://localhost.example/").pins == nil)

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
-import SwiftASN1
 import SecureNetworkingTesting
 import ServerTrust
+import SwiftASN1
 import Testing
 import X509
 
@@ -83,9 +83,17 @@ struct TrustMatrixTests {
         #expect(empty.failure?.code == .emptyChain)
         let valid = try pki.validChain()
         let long = Array(repeating: valid.derChain[1], count: 11)
-        let overlong = await ServerTrust().evaluate(presentedChain: [valid.derChain[0]] + long, requirements: requirements, now: Fixtures.now)
+        let overlong = await ServerTrust().evaluate(
+            presentedChain: [valid.derChain[0]] + long,
+            requirements: requirements,
+            now: Fixtures.now
+        )
         #expect(overlong.failure?.code == .chainTooLong)
-        let garbage = await ServerTrust().evaluate(presentedChain: [[0x30, 0x00]], requirements: requirements, now: Fixtures.now)
+        let garbage = await ServerTrust().evaluate(
+            presentedChain: [[0x30, 0x00]],
+            requirements: requirements,
+            now: Fixtures.now
+        )
         #expect(garbage.failure?.code == .malformedCertificate)
     }
 
@@ -172,7 +180,10 @@ struct TrustMatrixTests {
     }
 
     @Test func expiredPinSetIsNotEnforcedButReported() async throws {
-        let pins = try PinSet(pins: [pki.untrustedRoot.pin, pki.interceptionCA.pin], expiration: Fixtures.now.addingTimeInterval(-1))
+        let pins = try PinSet(
+            pins: [pki.untrustedRoot.pin, pki.interceptionCA.pin],
+            expiration: Fixtures.now.addingTimeInterval(-1)
+        )
         let decision = try await evaluate(pki.validChain(), pins: pins)
         #expect(decision.isTrusted)
         #expect(decision.pinReport?.result == .expiredNotEnforced)
@@ -212,4 +223,3 @@ struct TrustMatrixTests {
         #expect(requirements.port == 8443)
     }
 }
-

@@ -51,14 +51,21 @@ struct WebPKIRuleTests {
         ("BAR.Example.COM", "bar.example.com.", true),
     ])
     func wildcardAndNameRules(san: String, host: String, trusted: Bool) async throws {
-        let chain = try pki.leaf { $0.dnsNames = [san]; $0.ipAddresses = []; $0.commonName = san }
+        let chain = try pki.leaf {
+            $0.dnsNames = [san]
+            $0.ipAddresses = []
+            $0.commonName = san
+        }
         let decision = try await evaluate(chain, host: host)
         #expect(decision.isTrusted == trusted, "\(decision.failure?.description ?? "trusted")")
         if !trusted { #expect(decision.failure?.code == .hostnameMismatch) }
     }
 
     @Test func commonNameWithoutSANIsNotUsed() async throws {
-        let cnOnly = try pki.leaf { $0.includesSubjectAlternativeNames = false; $0.commonName = "localhost" }
+        let cnOnly = try pki.leaf {
+            $0.includesSubjectAlternativeNames = false
+            $0.commonName = "localhost"
+        }
         let decision = try await evaluate(cnOnly)
         #expect(decision.failure?.code == .hostnameMismatch)
         #expect(decision.failure?.message.contains("no subject alternative name") == true)
@@ -67,9 +74,16 @@ struct WebPKIRuleTests {
     }
 
     @Test func ipAddressMatchesOnlyAnIPSAN() async throws {
-        let dnsForm = try pki.leaf { $0.dnsNames = ["127.0.0.1"]; $0.ipAddresses = [] }
+        let dnsForm = try pki.leaf {
+            $0.dnsNames = ["127.0.0.1"]
+            $0.ipAddresses = []
+        }
         #expect(try await evaluate(dnsForm, host: "127.0.0.1").failure?.code == .hostnameMismatch)
-        let ipForm = try pki.leaf { $0.dnsNames = []; $0.ipAddresses = ["127.0.0.1"]; $0.commonName = "127.0.0.1" }
+        let ipForm = try pki.leaf {
+            $0.dnsNames = []
+            $0.ipAddresses = ["127.0.0.1"]
+            $0.commonName = "127.0.0.1"
+        }
         #expect(try await evaluate(ipForm, host: "127.0.0.1").isTrusted)
     }
 
@@ -80,13 +94,24 @@ struct WebPKIRuleTests {
         #expect(!list.isPublicSuffix("www.ck"))
         #expect(!list.isPublicSuffix("example.com"))
         // The built-in list knows `*.ck` too; a list without it lets the wildcard through.
-        let chain = try pki.leaf { $0.dnsNames = ["*.foo.ck"]; $0.ipAddresses = []; $0.commonName = "*.foo.ck" }
-        #expect(try await evaluate(chain, host: "a.foo.ck", configuration: .init(publicSuffixes: list)).failure?.code == .hostnameMismatch)
+        let chain = try pki.leaf {
+            $0.dnsNames = ["*.foo.ck"]
+            $0.ipAddresses = []
+            $0.commonName = "*.foo.ck"
+        }
+        #expect(
+            try await evaluate(chain, host: "a.foo.ck", configuration: .init(publicSuffixes: list)).failure?.code
+                == .hostnameMismatch
+        )
         #expect(try await evaluate(chain, host: "a.foo.ck").failure?.code == .hostnameMismatch)
         let lax = PublicSuffixList(parsing: "example\n")
         #expect(try await evaluate(chain, host: "a.foo.ck", configuration: .init(publicSuffixes: lax)).isTrusted)
         // An exception rule (`!www.ck`) is not a suffix, so a wildcard under it is allowed.
-        let underException = try pki.leaf { $0.dnsNames = ["*.www.ck"]; $0.ipAddresses = []; $0.commonName = nil }
+        let underException = try pki.leaf {
+            $0.dnsNames = ["*.www.ck"]
+            $0.ipAddresses = []
+            $0.commonName = nil
+        }
         #expect(try await evaluate(underException, host: "a.www.ck").isTrusted)
     }
 
@@ -95,16 +120,25 @@ struct WebPKIRuleTests {
     @Test func leafThatCanSignCertificatesIsRejected() async throws {
         let chain = try pki.leaf { $0.keyUsage = KeyUsage(digitalSignature: true, keyCertSign: true) }
         #expect(try await evaluate(chain).failure?.code == .invalidKeyUsage)
-        #expect(try await evaluate(pki.leaf { $0.keyUsage = KeyUsage(digitalSignature: true, keyEncipherment: true) }).isTrusted)
+        #expect(
+            try await evaluate(pki.leaf { $0.keyUsage = KeyUsage(digitalSignature: true, keyEncipherment: true) })
+                .isTrusted
+        )
     }
 
     @Test func caWithKeyUsageButNoKeyCertSignIsRejected() async throws {
-        let ca = try pki.makeIntermediate(name: "No keyCertSign CA", keyUsage: KeyUsage(digitalSignature: true, cRLSign: true))
+        let ca = try pki.makeIntermediate(
+            name: "No keyCertSign CA",
+            keyUsage: KeyUsage(digitalSignature: true, cRLSign: true)
+        )
         let chain = try pki.leaf { $0.issuer = .custom(ca, presenting: [ca]) }
         let failure = try await evaluate(chain).failure
         #expect(failure?.code == .invalidKeyUsage, "\(failure?.description ?? "trusted")")
         let withoutKeyUsage = try pki.makeIntermediate(name: "No key usage CA", keyUsage: nil)
-        #expect(try await evaluate(pki.leaf { $0.issuer = .custom(withoutKeyUsage, presenting: [withoutKeyUsage]) }).isTrusted)
+        #expect(
+            try await evaluate(pki.leaf { $0.issuer = .custom(withoutKeyUsage, presenting: [withoutKeyUsage]) })
+                .isTrusted
+        )
     }
 
     // MARK: Serial numbers (RFC 5280 §4.1.2.2)
@@ -116,12 +150,18 @@ struct WebPKIRuleTests {
         #expect(failure?.code == .invalidSerialNumber)
         #expect(failure?.message.contains("21-octet value") == true)
         // …and a 20-octet value is the limit, whatever its top bit.
-        #expect(try await evaluate(pki.leaf { $0.serialNumberBytes = [0x7F] + Array(repeating: 0x11, count: 19) }).isTrusted)
+        #expect(
+            try await evaluate(pki.leaf { $0.serialNumberBytes = [0x7F] + Array(repeating: 0x11, count: 19) }).isTrusted
+        )
     }
 
     @Test func negativeSerialIsRejected() async throws {
         let requirements = ConnectionRequirements(host: "localhost", trustAnchors: pki.trustAnchors)
-        let decision = await ServerTrust().evaluate(presentedChain: try pki.negativeSerialChainDER(), requirements: requirements, now: Fixtures.now)
+        let decision = await ServerTrust().evaluate(
+            presentedChain: try pki.negativeSerialChainDER(),
+            requirements: requirements,
+            now: Fixtures.now
+        )
         #expect(decision.failure?.code == .invalidSerialNumber)
         #expect(decision.failure?.message.contains("not a positive integer") == true)
     }
@@ -184,9 +224,13 @@ struct WebPKIRuleTests {
 
     @Test func unsupportedCriticalExtensionOnTheLeafIsRefused() async throws {
         let oid: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 99_999, 1]
-        let chain = try pki.leaf { $0.extraExtensions = [Certificate.Extension(oid: oid, critical: true, value: [0x05, 0x00])] }
+        let chain = try pki.leaf {
+            $0.extraExtensions = [Certificate.Extension(oid: oid, critical: true, value: [0x05, 0x00])]
+        }
         #expect(try await evaluate(chain).failure?.code == .chainPolicyViolation)
-        let nonCritical = try pki.leaf { $0.extraExtensions = [Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])] }
+        let nonCritical = try pki.leaf {
+            $0.extraExtensions = [Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])]
+        }
         #expect(try await evaluate(nonCritical).isTrusted)
     }
 
@@ -205,9 +249,14 @@ struct WebPKIRuleTests {
                 WebPKIServerIdentityPolicy(host: "localhost")
                 CertificateStrengthPolicy()
             }
-            return await verifier.validate(leaf: chain.leaf, intermediates: CertificateStore(chain.certificates.dropFirst()))
+            return await verifier.validate(
+                leaf: chain.leaf,
+                intermediates: CertificateStore(chain.certificates.dropFirst())
+            )
         }
-        guard case .couldNotValidate(let failures) = await validate(try pki.leaf { $0.extendedKeyUsage = [.clientAuth] }) else {
+        guard
+            case .couldNotValidate(let failures) = await validate(try pki.leaf { $0.extendedKeyUsage = [.clientAuth] })
+        else {
             Issue.record("a clientAuth-only leaf validated")
             return
         }

@@ -228,7 +228,8 @@ struct DPoPTests {
             #expect(otherKey.response.status == .unauthorized)
             #expect(Self.challenge(otherKey)?.error == "invalid_dpop_proof")
             #expect(world.server.statistics.boundTokenMisuses == 3)
-            #expect(world.server.statistics.dpopProofsAccepted == 3)  // sign-in, the request, the thief's (valid, wrong key)
+            // Sign-in, the request, the thief's (valid, wrong key).
+            #expect(world.server.statistics.dpopProofsAccepted == 3)
 
             // The refresh token is bound too: the thief's proof is refused before the token is
             // spent, so the owner's refresh still works.

@@ -2,6 +2,7 @@ import Foundation
 import SecureHTTP
 import SecureStorage
 import Testing
+
 @testable import TokenAuth
 
 /// The TokenManager core, with a scripted refresher and an in-memory store.
@@ -16,7 +17,12 @@ struct TokenManagerTests {
     ) -> TokenManager {
         var configuration = TokenManager.Configuration()
         configure(&configuration)
-        return TokenManager(store: self.store, refresher: refresher, configuration: configuration, now: self.clock.function)
+        return TokenManager(
+            store: self.store,
+            refresher: refresher,
+            configuration: configuration,
+            now: self.clock.function
+        )
     }
 
     @Test func aFreshTokenIsReturnedWithoutRefreshing() async throws {
@@ -72,15 +78,24 @@ struct TokenManagerTests {
         try await failing.inner.set(bundle(expiresIn: 0, clock: self.clock), forKey: "SecureNetworking.tokens")
         await #expect(throws: TokenAuthError(.storageFailure, "")) { try await manager.validAccessToken() }
         // The store still holds a complete (old) bundle: a crash here leaves a usable state.
-        #expect(try await failing.inner.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.refreshToken == "refresh-1")
+        #expect(
+            try await failing.inner.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.refreshToken
+                == "refresh-1"
+        )
         // The next call saves the rotated bundle first, then hands it out; no second refresh.
         #expect(try await manager.validAccessToken() == "access-2")
-        #expect(try await failing.inner.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.refreshToken == "refresh-2")
+        #expect(
+            try await failing.inner.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.refreshToken
+                == "refresh-2"
+        )
         #expect(refresher.calls.count == 1)
     }
 
     @Test func concurrentCallersShareOneRefresh() async throws {
-        let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))], gated: true)
+        let refresher = ScriptedRefresher(
+            [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))],
+            gated: true
+        )
         let manager = self.manager(refresher)
         try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
@@ -109,7 +124,9 @@ struct TokenManagerTests {
     }
 
     @Test func theRefreshLoopGuardTrips() async throws {
-        let responses = (2...10).map { ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 3600)) }
+        let responses = (2...10).map {
+            ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 3600))
+        }
         let refresher = ScriptedRefresher(responses)
         let manager = self.manager(refresher) {
             $0.maximumRefreshes = 3
@@ -119,7 +136,9 @@ struct TokenManagerTests {
         var token = "access-1"
         for _ in 0..<3 { token = try await manager.handleUnauthorized(sentToken: token) }
         #expect(token == "access-4")
-        await #expect(throws: TokenAuthError(.refreshLoop, "")) { try await manager.handleUnauthorized(sentToken: "access-4") }
+        await #expect(throws: TokenAuthError(.refreshLoop, "")) {
+            try await manager.handleUnauthorized(sentToken: "access-4")
+        }
         #expect(refresher.calls.count == 3)
         #expect(await manager.isSignedIn)  // a loop keeps the tokens
         self.clock.advance(61)
@@ -128,7 +147,9 @@ struct TokenManagerTests {
 
     @Test func refreshesOfExpiredTokensDoNotTripTheLoopGuardButInstantlyExpiringOnesDo() async throws {
         // 2 s tokens refreshed as they expire: ten in a minute is their lifetime, not a loop.
-        let shortLived = (2...12).map { ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 2)) }
+        let shortLived = (2...12).map {
+            ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 2))
+        }
         let manager = self.manager(ScriptedRefresher(shortLived)) { $0.maximumRefreshes = 3 }
         try await manager.signIn(bundle(expiresIn: 2, clock: self.clock))
         for number in 2...11 {
@@ -137,7 +158,9 @@ struct TokenManagerTests {
         }
         // A server that issues tokens already expired would make every request refresh: that
         // is a loop, and the guard stops it.
-        let instant = (2...10).map { ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 0)) }
+        let instant = (2...10).map {
+            ScriptedRefresher.Step.succeed(TokenResponse(accessToken: "access-\($0)", expiresIn: 0))
+        }
         let looping = self.manager(ScriptedRefresher(instant)) { $0.maximumRefreshes = 3 }
         try await looping.signIn(bundle(expiresIn: 0, clock: self.clock))
         for _ in 0..<3 { _ = try await looping.validAccessToken() }
@@ -186,7 +209,11 @@ struct TokenManagerTests {
         #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
         #expect(refresher.calls.count == 1)
-        #expect(try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [.signedIn, .signedOut(.refreshRejected)])
+        #expect(
+            try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [
+                .signedIn, .signedOut(.refreshRejected),
+            ]
+        )
     }
 
     @Test func aTransientFailureKeepsTheTokens() async throws {
@@ -197,7 +224,9 @@ struct TokenManagerTests {
         let manager = self.manager(refresher)
         try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
         await #expect(throws: TokenAuthError(.serverError, "")) { try await manager.validAccessToken() }
-        #expect(try await self.store.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.accessToken == "access-1")
+        #expect(
+            try await self.store.value(TokenBundle.self, forKey: "SecureNetworking.tokens")?.accessToken == "access-1"
+        )
         #expect(try await manager.validAccessToken() == "access-2")
     }
 
@@ -207,7 +236,11 @@ struct TokenManagerTests {
         try await manager.signIn(bundle(refresh: nil, expiresIn: 10, clock: self.clock))
         self.clock.advance(11)
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
-        #expect(try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [.signedIn, .signedOut(.noRefreshToken)])
+        #expect(
+            try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [
+                .signedIn, .signedOut(.noRefreshToken),
+            ]
+        )
     }
 
     @Test func inactivitySurvivesARelaunch() async throws {
@@ -244,11 +277,18 @@ struct TokenManagerTests {
         self.clock.advance(2)
         await #expect(throws: TokenAuthError(.signedOut, "")) { try await manager.validAccessToken() }
         #expect(try await self.store.data(forKey: "SecureNetworking.tokens") == nil)
-        #expect(try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [.signedIn, .signedOut(.inactivity)])
+        #expect(
+            try await log.drain(manager, marker: bundle(access: "marker", clock: self.clock)) == [
+                .signedIn, .signedOut(.inactivity),
+            ]
+        )
     }
 
     @Test func signingOutDuringARefreshDoesNotReviveTheSession() async throws {
-        let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))], gated: true)
+        let refresher = ScriptedRefresher(
+            [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600))],
+            gated: true
+        )
         let manager = self.manager(refresher)
         try await manager.signIn(bundle(expiresIn: 0, clock: self.clock))
         let pending = Task { try await manager.validAccessToken() }
@@ -302,7 +342,9 @@ final class FlakyStore: SecureStore {
         try await self.inner.set(data, forKey: key)
     }
 
-    func removeValue(forKey key: String) async throws(SecureStoreError) { try await self.inner.removeValue(forKey: key) }
+    func removeValue(forKey key: String) async throws(SecureStoreError) {
+        try await self.inner.removeValue(forKey: key)
+    }
 
     func contains(_ key: String) async throws(SecureStoreError) -> Bool { try await self.inner.contains(key) }
 }

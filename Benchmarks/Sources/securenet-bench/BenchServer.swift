@@ -91,7 +91,13 @@ final class BenchHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.GET, "/small"):
             self.send(context: context, head: head, status: .ok, type: "application/json", body: self.state.small)
         case (.GET, "/large"):
-            self.send(context: context, head: head, status: .ok, type: "application/octet-stream", body: self.state.large)
+            self.send(
+                context: context,
+                head: head,
+                status: .ok,
+                type: "application/octet-stream",
+                body: self.state.large
+            )
         case (.GET, "/protected"):
             let sent = head.headers.first(name: "authorization") ?? ""
             let current = self.state.tokens.withLockedValue { $0.accessToken }
@@ -102,30 +108,52 @@ final class BenchHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
                 var extra = HTTPHeaders()
                 extra.add(name: "WWW-Authenticate", value: #"Bearer realm="bench", error="invalid_token""#)
                 self.send(
-                    context: context, head: head, status: .unauthorized, type: "application/json",
-                    body: ByteBuffer(string: #"{"error":"invalid_token"}"#), extra: extra
+                    context: context,
+                    head: head,
+                    status: .unauthorized,
+                    type: "application/json",
+                    body: ByteBuffer(string: #"{"error":"invalid_token"}"#),
+                    extra: extra
                 )
             }
         case (.POST, "/oauth/token"):
             self.state.counters.withLockedValue { $0.tokenCalls += 1 }
             let form = Self.form(String(buffer: self.body))
             let answer: String? = self.state.tokens.withLockedValue { tokens in
-                guard form["grant_type"] == "refresh_token", form["refresh_token"] == tokens.refreshToken else { return nil }
+                guard form["grant_type"] == "refresh_token", form["refresh_token"] == tokens.refreshToken else {
+                    return nil
+                }
                 tokens.generation += 1
                 tokens.accessToken = "access-\(tokens.generation)"
                 tokens.refreshToken = "refresh-\(tokens.generation)"
-                return #"{"access_token":"\#(tokens.accessToken)","token_type":"Bearer","expires_in":3600,"refresh_token":"\#(tokens.refreshToken)"}"#
+                return
+                    #"{"access_token":"\#(tokens.accessToken)","token_type":"Bearer","expires_in":3600,"refresh_token":"\#(tokens.refreshToken)"}"#
             }
             if let answer {
-                self.send(context: context, head: head, status: .ok, type: "application/json", body: ByteBuffer(string: answer))
+                self.send(
+                    context: context,
+                    head: head,
+                    status: .ok,
+                    type: "application/json",
+                    body: ByteBuffer(string: answer)
+                )
             } else {
                 self.send(
-                    context: context, head: head, status: .badRequest, type: "application/json",
+                    context: context,
+                    head: head,
+                    status: .badRequest,
+                    type: "application/json",
                     body: ByteBuffer(string: #"{"error":"invalid_grant"}"#)
                 )
             }
         default:
-            self.send(context: context, head: head, status: .notFound, type: "text/plain", body: ByteBuffer(string: "not found"))
+            self.send(
+                context: context,
+                head: head,
+                status: .notFound,
+                type: "text/plain",
+                body: ByteBuffer(string: "not found")
+            )
         }
     }
 
@@ -144,7 +172,10 @@ final class BenchHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(name: "Content-Length", value: String(body.readableBytes))
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         headers.add(contentsOf: extra)
-        context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        context.write(
+            self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
+            promise: nil
+        )
         context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         if keepAlive {
             context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
@@ -158,7 +189,8 @@ final class BenchHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard let name = parts.first?.removingPercentEncoding else { continue }
-            let value = parts.count > 1 ? String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
+            let value =
+                parts.count > 1 ? String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding : ""
             result[name] = value ?? ""
         }
         return result
@@ -192,7 +224,10 @@ enum BenchServer {
     static func run(pkiDirectory: URL) async throws {
         let chain = try NIOSSLCertificate.fromPEMFile(pkiDirectory.appendingPathComponent("server-chain.pem").path)
         let key = try NIOSSLPrivateKey(file: pkiDirectory.appendingPathComponent("server-key.pem").path, format: .pem)
-        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) },
+            privateKey: .privateKey(key)
+        )
         tls.applicationProtocols = ["http/1.1"]
         let context = try NIOSSLContext(configuration: tls)
         let state = BenchServerState()
@@ -244,7 +279,9 @@ enum BenchServer {
                             ) { stream in
                                 stream.eventLoop.makeCompletedFuture {
                                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
-                                    try stream.pipeline.syncOperations.addHandler(BenchHTTPHandler(state: state, countsHandshakes: false))
+                                    try stream.pipeline.syncOperations.addHandler(
+                                        BenchHTTPHandler(state: state, countsHandshakes: false)
+                                    )
                                 }
                             }
                         }
@@ -252,7 +289,9 @@ enum BenchServer {
                     http1ChannelConfigurator: { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                            try channel.pipeline.syncOperations.addHandler(BenchHTTPHandler(state: state, countsHandshakes: false))
+                            try channel.pipeline.syncOperations.addHandler(
+                                BenchHTTPHandler(state: state, countsHandshakes: false)
+                            )
                         }
                     }
                 )
@@ -271,7 +310,10 @@ enum BenchServer {
                 let counters = state.counters.withLockedValue { $0 }
                 reply(String(decoding: try encoder.encode(counters), as: UTF8.self))
             case "tokens" where words.count == 3:
-                state.tokens.withLockedValue { $0.accessToken = words[1]; $0.refreshToken = words[2] }
+                state.tokens.withLockedValue {
+                    $0.accessToken = words[1]
+                    $0.refreshToken = words[2]
+                }
                 reply("OK")
             case "quit":
                 reply("BYE")

@@ -20,11 +20,16 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
 
     var title: String {
         switch self {
-        case .project: "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins), each worker task preferring `transport.makeTaskExecutor()` as the transport's documentation recommends for request loops"
-        case .projectOnPool: "the same transport called from tasks on Swift's global concurrent executor (no executor preference), as AsyncHTTPClient is"
-        case .asyncHTTPClient: "AsyncHTTPClient 1.37.0 (full verification; HTTP/1.1 only, or .automatic on the h2 workloads)"
-        case .limit: "bare NIO + NIOSSL (+ NIOHTTP2 on the h2 workloads), each request awaited from a task on the event loop, like the project's, and resumed directly by the handler with no promise (the async limit: what awaiting a request costs, and nothing else)"
-        case .wire: "bare NIO + NIOSSL, each keep-alive request sent from the previous response on the event loop (the wire limit; keep-alive workloads only)"
+        case .project:
+            "SecureNetworking (NIOHTTPTransport: chain, Web PKI, pins), each worker task preferring `transport.makeTaskExecutor()` as the transport's documentation recommends for request loops"
+        case .projectOnPool:
+            "the same transport called from tasks on Swift's global concurrent executor (no executor preference), as AsyncHTTPClient is"
+        case .asyncHTTPClient:
+            "AsyncHTTPClient 1.37.0 (full verification; HTTP/1.1 only, or .automatic on the h2 workloads)"
+        case .limit:
+            "bare NIO + NIOSSL (+ NIOHTTP2 on the h2 workloads), each request awaited from a task on the event loop, like the project's, and resumed directly by the handler with no promise (the async limit: what awaiting a request costs, and nothing else)"
+        case .wire:
+            "bare NIO + NIOSSL, each keep-alive request sent from the previous response on the event loop (the wire limit; keep-alive workloads only)"
         }
     }
 }
@@ -115,7 +120,10 @@ struct AHCClient: BenchClient {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         // HTTP/2 when the workload asks for it (AsyncHTTPClient's default), else HTTP/1.1.
         configuration.httpVersion = http2 ? .automatic : .http1Only
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: connections
+        )
         self.client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
         self.base = "https://\(endpoint.authority)"
     }
@@ -164,7 +172,8 @@ final class LimitClient: BenchClient {
         headers.add(name: "Host", value: self.endpoint.authority)
         if fresh { headers.add(name: "Connection", value: "close") }
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
-        let response = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<LimitHandler.Response, any Error>) in
+        let response = try await withUnsafeThrowingContinuation {
+            (continuation: UnsafeContinuation<LimitHandler.Response, any Error>) in
             channel.writeAndFlush(LimitHandler.Request(head: head, continuation: continuation), promise: nil)
         }
         if response.keepAlive && !fresh {
@@ -182,7 +191,9 @@ final class LimitClient: BenchClient {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: context, serverHostname: nil)
+                    )
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
                     try channel.pipeline.syncOperations.addHandler(LimitHandler())
                 }
@@ -197,7 +208,10 @@ final class LimitClient: BenchClient {
     }
 
     func shutdown() async throws {
-        for channel in self.idle.withLockedValue({ idle in defer { idle = [] }; return idle }) {
+        for channel in self.idle.withLockedValue({ idle in
+            defer { idle = [] }
+            return idle
+        }) {
             try? await channel.close()
         }
     }
@@ -241,7 +255,9 @@ final class LimitHandler: ChannelDuplexHandler {
         case .end:
             guard let head = self.head, let pending = self.pending else { return }
             self.pending = nil
-            pending.resume(returning: Response(status: head.status, bytes: self.body.readableBytes, keepAlive: head.isKeepAlive))
+            pending.resume(
+                returning: Response(status: head.status, bytes: self.body.readableBytes, keepAlive: head.isKeepAlive)
+            )
         }
     }
 
@@ -293,9 +309,13 @@ enum WireClient {
                     .channelOption(.socketOption(.tcp_nodelay), value: 1)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                            try channel.pipeline.syncOperations.addHandler(
+                                NIOSSLClientHandler(context: context, serverHostname: nil)
+                            )
                             try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                            try channel.pipeline.syncOperations.addHandler(WireHandler(path: path, authority: endpoint.authority))
+                            try channel.pipeline.syncOperations.addHandler(
+                                WireHandler(path: path, authority: endpoint.authority)
+                            )
                         }
                     }
                     .connect(host: endpoint.host, port: endpoint.port)

@@ -25,7 +25,9 @@ final class HTTP2LimitClient: BenchClient {
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: nil))
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: context, serverHostname: nil)
+                    )
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)
@@ -39,7 +41,12 @@ final class HTTP2LimitClient: BenchClient {
             connection.targetWindowSize = 8 << 20
             var stream = NIOHTTP2Handler.StreamConfiguration()
             stream.targetWindowSize = 1 << 20
-            let handler = NIOHTTP2Handler(mode: .client, eventLoop: channel.eventLoop, connectionConfiguration: connection, streamConfiguration: stream) {
+            let handler = NIOHTTP2Handler(
+                mode: .client,
+                eventLoop: channel.eventLoop,
+                connectionConfiguration: connection,
+                streamConfiguration: stream
+            ) {
                 $0.close()
             }
             try channel.pipeline.syncOperations.addHandler(handler)
@@ -58,11 +65,14 @@ final class HTTP2LimitClient: BenchClient {
         let loop = self.channel.eventLoop
         let multiplexer = self.multiplexer
         // Resumed directly by the stream's handler: no promise, no future callback.
-        let (status, bytes) = try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<(Int, Int), any Error>) in
+        let (status, bytes) = try await withUnsafeThrowingContinuation {
+            (continuation: UnsafeContinuation<(Int, Int), any Error>) in
             let open: @Sendable () -> Void = {
                 multiplexer.createStreamChannel(promise: nil) { stream in
                     stream.eventLoop.makeCompletedFuture {
-                        try stream.pipeline.syncOperations.addHandler(HTTP2LimitStreamHandler(headers: headers, continuation: continuation))
+                        try stream.pipeline.syncOperations.addHandler(
+                            HTTP2LimitStreamHandler(headers: headers, continuation: continuation)
+                        )
                     }
                 }
             }
@@ -102,7 +112,10 @@ final class HTTP2LimitStreamHandler: ChannelInboundHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        context.writeAndFlush(self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: true))), promise: nil)
+        context.writeAndFlush(
+            self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: true))),
+            promise: nil
+        )
         context.fireChannelActive()
     }
 

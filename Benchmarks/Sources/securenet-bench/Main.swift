@@ -5,14 +5,20 @@ import Foundation
 struct SecureNetBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "securenet-bench",
-        abstract: "Benchmarks SecureNetworking against AsyncHTTPClient and two bare-NIO limits (async and wire); writes Benchmarks/RESULTS.md.",
-        subcommands: [RunAll.self, ServerCommand.self, ClientCommand.self, PKICommand.self, DPoPCommand.self, AuditCommand.self],
+        abstract:
+            "Benchmarks SecureNetworking against AsyncHTTPClient and two bare-NIO limits (async and wire); writes Benchmarks/RESULTS.md.",
+        subcommands: [
+            RunAll.self, ServerCommand.self, ClientCommand.self, PKICommand.self, DPoPCommand.self, AuditCommand.self,
+        ],
         defaultSubcommand: RunAll.self
     )
 }
 
 struct ServerCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "server", abstract: "The benchmark server (started by `run`).")
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "The benchmark server (started by `run`)."
+    )
 
     @Option(help: "Folder holding server-chain.pem and server-key.pem.")
     var pki: String
@@ -23,7 +29,10 @@ struct ServerCommand: AsyncParsableCommand {
 }
 
 struct ClientCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "client", abstract: "One client process running one workload (started by `run`).")
+    static let configuration = CommandConfiguration(
+        commandName: "client",
+        abstract: "One client process running one workload (started by `run`)."
+    )
 
     @Option(help: "project, ahc, limit or wire (keep-alive workloads only).")
     var kind: String
@@ -48,16 +57,25 @@ struct ClientCommand: AsyncParsableCommand {
         let result: RunResult
         switch self.workload {
         case "keepalive", "newconn", "large":
-            let workload = try NetworkWorkload.named(self.workload, concurrency: self.concurrency, requests: self.requests)
+            let workload = try NetworkWorkload.named(
+                self.workload,
+                concurrency: self.concurrency,
+                requests: self.requests
+            )
             result = try await runNetworkWorkload(workload, kind: kind, endpoint: endpoint, http2: self.http2)
         case "tokens-expired", "tokens-rejected":
             result = try await runTokenStorm(
-                endpoint: endpoint, requests: self.requests ?? 1_000,
+                endpoint: endpoint,
+                requests: self.requests ?? 1_000,
                 variant: String(self.workload.dropFirst("tokens-".count))
             )
         case "trust":
             let chainPEM = try String(contentsOf: directory.appendingPathComponent("server-chain.pem"), encoding: .utf8)
-            result = try await runTrustEvaluation(endpoint: endpoint, chainPEM: chainPEM, iterations: self.requests ?? 20_000)
+            result = try await runTrustEvaluation(
+                endpoint: endpoint,
+                chainPEM: chainPEM,
+                iterations: self.requests ?? 20_000
+            )
         case "store":
             result = try await runStore(items: self.requests ?? 1_000)
         default:

@@ -15,7 +15,8 @@ struct Report {
     private func spread(_ values: [Double], _ digits: Int = 0) -> String {
         guard !values.isEmpty else { return "–" }
         let format = "%.\(digits)f"
-        return "\(String(format: format, median(values))) (\(String(format: format, values.min()!))–\(String(format: format, values.max()!)))"
+        return
+            "\(String(format: format, median(values))) (\(String(format: format, values.min()!))–\(String(format: format, values.max()!)))"
     }
 
     private func med(_ values: [Double]) -> Double { median(values) }
@@ -24,7 +25,9 @@ struct Report {
         var out: [String] = []
         out.append("# Benchmark results")
         out.append("")
-        out.append("Written by `swift run -c release --package-path Benchmarks securenet-bench` on \(Self.timestamp()). Do not edit by hand: run the command again.")
+        out.append(
+            "Written by `swift run -c release --package-path Benchmarks securenet-bench` on \(Self.timestamp()). Do not edit by hand: run the command again."
+        )
         out.append("")
         out.append("## Machine and versions")
         out.append("")
@@ -32,12 +35,24 @@ struct Report {
         out.append("")
         out.append("## Method")
         out.append("")
-        out.append("- One server process (SwiftNIO + NIOSSL, one event-loop thread, HTTP/1.1 keep-alive, TLS 1.3, a TestPKI chain: ECDSA P-256 leaf, intermediate, root) on 127.0.0.1, port 0. It counts TLS handshakes; the runner reads the count before and after every run over the server's stdin/stdout, so \"connections opened\" is what the server saw. It listens twice: the HTTP/1.1 workloads use a port whose ALPN offers `http/1.1` only; the HTTP/2 ones (`h2-…`) a port offering `h2` then `http/1.1`, with up to 1,000 concurrent streams, where both the project and AsyncHTTPClient (`httpVersion = .automatic`) negotiate HTTP/2 and keep one connection.")
-        out.append("- One client process per run, with one event-loop thread. Every client talks to the same server in the same round; the order of the clients rotates every round (A B C, B C A, C A B, …).")
-        out.append("- **project**: `NIOHTTPTransport` with the strict policy, the TestPKI root as the only anchor, the intermediate pinned with the root as backup: chain validation, Web PKI rules and pins all on, trusted decisions cached per (chain, host, policy); each worker task prefers `transport.makeTaskExecutor()` (an `EventLoopTaskExecutor` on the transport's event loop), as the transport's documentation recommends for request loops, so a keep-alive request is written and resumed on one thread. **project-pool**: the same transport called from tasks on Swift's global concurrent executor, with no executor preference (two thread hops per request), as AsyncHTTPClient is called here. **ahc**: AsyncHTTPClient with full verification against the same root (BoringSSL). **limit** (the async limit): a bare NIO + NIOSSL client (+ NIOHTTP2 on the `h2-…` workloads) with verification off, each request awaited from a task that prefers the event loop, like the project's, its continuation resumed directly by the handler (no promise): what awaiting a request costs and nothing else. **wire** (the wire limit, HTTP/1.1 keep-alive workloads): the same bare client sending each request from the previous response on the event loop, with no task at all; what the protocol costs and nothing more. Each may open as many connections as the concurrency.")
-        out.append("- Each run starts with an unmeasured warm-up (keep-alive: max(100, 8 × concurrency) requests; new connections: 10; large: 4 × concurrency). CPU is the client process's user + system time over the measured part (getrusage), divided by the requests. Latency percentiles are per request. Peak RSS is the client process's VmHWM at its end; its split into code (file-backed) and heap (anonymous) is read at the same moment (RssFile, RssAnon). All three clients are one executable, so they map the same binary and differ only in what they touch.")
-        out.append("- Every figure is the median of \(self.rounds) rounds, with min–max in brackets.\(self.scale != 1 ? " **Request counts scaled by \(self.scale)**: a quick run, not the reference one." : "")")
-        out.append("- URLSession is not measured: on Linux, FoundationNetworking's URLSession can only trust CAs in the system bundle (no delegate-based trust evaluation), so it cannot trust the test CA without changing the machine's files.")
+        out.append(
+            "- One server process (SwiftNIO + NIOSSL, one event-loop thread, HTTP/1.1 keep-alive, TLS 1.3, a TestPKI chain: ECDSA P-256 leaf, intermediate, root) on 127.0.0.1, port 0. It counts TLS handshakes; the runner reads the count before and after every run over the server's stdin/stdout, so \"connections opened\" is what the server saw. It listens twice: the HTTP/1.1 workloads use a port whose ALPN offers `http/1.1` only; the HTTP/2 ones (`h2-…`) a port offering `h2` then `http/1.1`, with up to 1,000 concurrent streams, where both the project and AsyncHTTPClient (`httpVersion = .automatic`) negotiate HTTP/2 and keep one connection."
+        )
+        out.append(
+            "- One client process per run, with one event-loop thread. Every client talks to the same server in the same round; the order of the clients rotates every round (A B C, B C A, C A B, …)."
+        )
+        out.append(
+            "- **project**: `NIOHTTPTransport` with the strict policy, the TestPKI root as the only anchor, the intermediate pinned with the root as backup: chain validation, Web PKI rules and pins all on, trusted decisions cached per (chain, host, policy); each worker task prefers `transport.makeTaskExecutor()` (an `EventLoopTaskExecutor` on the transport's event loop), as the transport's documentation recommends for request loops, so a keep-alive request is written and resumed on one thread. **project-pool**: the same transport called from tasks on Swift's global concurrent executor, with no executor preference (two thread hops per request), as AsyncHTTPClient is called here. **ahc**: AsyncHTTPClient with full verification against the same root (BoringSSL). **limit** (the async limit): a bare NIO + NIOSSL client (+ NIOHTTP2 on the `h2-…` workloads) with verification off, each request awaited from a task that prefers the event loop, like the project's, its continuation resumed directly by the handler (no promise): what awaiting a request costs and nothing else. **wire** (the wire limit, HTTP/1.1 keep-alive workloads): the same bare client sending each request from the previous response on the event loop, with no task at all; what the protocol costs and nothing more. Each may open as many connections as the concurrency."
+        )
+        out.append(
+            "- Each run starts with an unmeasured warm-up (keep-alive: max(100, 8 × concurrency) requests; new connections: 10; large: 4 × concurrency). CPU is the client process's user + system time over the measured part (getrusage), divided by the requests. Latency percentiles are per request. Peak RSS is the client process's VmHWM at its end; its split into code (file-backed) and heap (anonymous) is read at the same moment (RssFile, RssAnon). All three clients are one executable, so they map the same binary and differ only in what they touch."
+        )
+        out.append(
+            "- Every figure is the median of \(self.rounds) rounds, with min–max in brackets.\(self.scale != 1 ? " **Request counts scaled by \(self.scale)**: a quick run, not the reference one." : "")"
+        )
+        out.append(
+            "- URLSession is not measured: on Linux, FoundationNetworking's URLSession can only trust CAs in the system bundle (no delegate-based trust evaluation), so it cannot trust the test CA without changing the machine's files."
+        )
         out.append("")
         out.append("## Targets")
         out.append("")
@@ -90,13 +105,17 @@ struct Report {
             )
         }
         lines.append("")
-        lines.append("Connections opened count the warm-up too. " + ClientKind.allCases.map { "\($0.rawValue): \($0.title)" }.joined(separator: "; ") + ".")
+        lines.append(
+            "Connections opened count the warm-up too. "
+                + ClientKind.allCases.map { "\($0.rawValue): \($0.title)" }.joined(separator: "; ") + "."
+        )
         return lines
     }
 
     private func rate(_ spec: RunSpec, _ kind: ClientKind) -> [Double] {
         self.runs(spec, kind).map { run in
-            spec.workload == "large" ? Double(run.result.bytes) / run.result.wallSeconds / 1e6 : run.result.requestsPerSecond
+            spec.workload == "large"
+                ? Double(run.result.bytes) / run.result.wallSeconds / 1e6 : run.result.requestsPerSecond
         }
     }
 
@@ -127,9 +146,10 @@ struct Report {
             "",
             "| Hostile input (slowest of 20 evaluations per round) | ms |",
             "|---|---|",
-        ] + HostileTrustInput.names.enumerated().map { index, name in
-            "| \(name) | \(self.spread(runs.compactMap { $0.result.extra["hostile\(index)Milliseconds"] }, 2)) |"
-        }
+        ]
+            + HostileTrustInput.names.enumerated().map { index, name in
+                "| \(name) | \(self.spread(runs.compactMap { $0.result.extra["hostile\(index)Milliseconds"] }, 2)) |"
+            }
     }
 
     private func storeTable(_ spec: RunSpec) -> [String] {
@@ -165,7 +185,12 @@ struct Report {
             let cpu = self.med(self.runs(spec, .project).map(\.result.cpuMicrosecondsPerRequest))
             let ahcCPU = self.med(self.runs(spec, .asyncHTTPClient).map(\.result.cpuMicrosecondsPerRequest))
             rows.append(("\(id): ≥ 1.3× AsyncHTTPClient's HTTP/2", String(format: "%.2f×", ahc), ahc >= 1.3))
-            rows.append(("\(id): CPU µs/request ≤ AsyncHTTPClient's", String(format: "%.1f vs %.1f", cpu, ahcCPU), cpu <= ahcCPU))
+            rows.append(
+                (
+                    "\(id): CPU µs/request ≤ AsyncHTTPClient's", String(format: "%.1f vs %.1f", cpu, ahcCPU),
+                    cpu <= ahcCPU
+                )
+            )
         }
         for id in ["newconn-c1", "newconn-c8"] {
             guard let spec = spec(id) else { continue }
@@ -179,7 +204,9 @@ struct Report {
             let cached = self.med(self.runs(spec, .project).compactMap { $0.result.extra["cachedMicroseconds"] })
             rows.append(("cached trust evaluation < 5 µs", String(format: "%.3f µs", cached), cached < 5))
             let cold = self.med(self.runs(spec, .project).compactMap { $0.result.extra["coldMedianMicroseconds"] })
-            rows.append(("cold trust evaluation, 3-certificate chain < 200 µs", String(format: "%.1f µs", cold), cold < 200))
+            rows.append(
+                ("cold trust evaluation, 3-certificate chain < 200 µs", String(format: "%.1f µs", cold), cold < 200)
+            )
             let hostile = self.runs(spec, .project).flatMap { run in
                 HostileTrustInput.names.indices.compactMap { run.result.extra["hostile\($0)Milliseconds"] }
             }
@@ -195,7 +222,13 @@ struct Report {
             guard let spec = spec(id) else { continue }
             let calls = self.runs(spec, .project).map(\.tokenCalls)
             let failures = self.runs(spec, .project).map(\.result.failures).reduce(0, +)
-            rows.append(("\(id): exactly one refresh per storm", calls.map(String.init).joined(separator: ", ") + " (\(failures) failed requests)", calls.allSatisfy { $0 == 1 } && failures == 0))
+            rows.append(
+                (
+                    "\(id): exactly one refresh per storm",
+                    calls.map(String.init).joined(separator: ", ") + " (\(failures) failed requests)",
+                    calls.allSatisfy { $0 == 1 } && failures == 0
+                )
+            )
         }
         var worst = -Double.infinity
         var worstID = ""
@@ -203,10 +236,18 @@ struct Report {
             let project = self.med(self.runs(spec, .project).map { Double($0.result.peakRSSKiB) })
             let ahc = self.med(self.runs(spec, .asyncHTTPClient).map { Double($0.result.peakRSSKiB) })
             let ratio = project / ahc - 1
-            if ratio > worst { worst = ratio; worstID = spec.id }
+            if ratio > worst {
+                worst = ratio
+                worstID = spec.id
+            }
         }
         if !worstID.isEmpty {
-            rows.append(("peak RSS within 10 % of AsyncHTTPClient (worst workload)", String(format: "%+.1f %% (%@)", worst * 100, worstID), worst <= 0.10))
+            rows.append(
+                (
+                    "peak RSS within 10 % of AsyncHTTPClient (worst workload)",
+                    String(format: "%+.1f %% (%@)", worst * 100, worstID), worst <= 0.10
+                )
+            )
         }
         // The same comparison for the heap alone (resident anonymous memory at the end of a run).
         var worstHeap = -Double.infinity
@@ -215,10 +256,18 @@ struct Report {
             let project = self.med(self.runs(spec, .project).compactMap { $0.result.extra["rssAnonKiB"] })
             let ahc = self.med(self.runs(spec, .asyncHTTPClient).compactMap { $0.result.extra["rssAnonKiB"] })
             let ratio = project / ahc - 1
-            if ratio > worstHeap { worstHeap = ratio; worstHeapID = spec.id }
+            if ratio > worstHeap {
+                worstHeap = ratio
+                worstHeapID = spec.id
+            }
         }
         if !worstHeapID.isEmpty {
-            rows.append(("(for reference, not the target) heap within 10 % of AsyncHTTPClient (worst workload)", String(format: "%+.1f %% (%@)", worstHeap * 100, worstHeapID), worstHeap <= 0.10))
+            rows.append(
+                (
+                    "(for reference, not the target) heap within 10 % of AsyncHTTPClient (worst workload)",
+                    String(format: "%+.1f %% (%@)", worstHeap * 100, worstHeapID), worstHeap <= 0.10
+                )
+            )
         }
         return rows
     }
@@ -232,8 +281,10 @@ struct Report {
     static func machine() -> [String] {
         var lines: [String] = []
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" } ?? "unknown"
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" }
+            ?? "unknown"
         lines.append("CPU: \(model), \(ProcessInfo.processInfo.activeProcessorCount) cores online")
         lines.append(String(format: "Memory: %.1f GiB", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824))
         lines.append("OS: \(ProcessInfo.processInfo.operatingSystemVersionString)")
@@ -248,7 +299,9 @@ struct Report {
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
             let pins = object["pins"] as? [[String: Any]]
         {
-            let wanted = ["async-http-client", "swift-nio", "swift-nio-ssl", "swift-certificates", "swift-crypto", "swift-asn1"]
+            let wanted = [
+                "async-http-client", "swift-nio", "swift-nio-ssl", "swift-certificates", "swift-crypto", "swift-asn1",
+            ]
             let versions = pins.compactMap { pin -> String? in
                 guard let identity = pin["identity"] as? String, wanted.contains(identity),
                     let state = pin["state"] as? [String: Any], let version = state["version"] as? String

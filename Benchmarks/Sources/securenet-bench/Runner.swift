@@ -5,7 +5,10 @@ import SecureNetworkingTesting
 /// One command: writes a TestPKI, starts the server process, runs every workload for every
 /// client in rotated order for `rounds` rounds (one client process per run), and writes RESULTS.md.
 struct RunAll: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Run every workload and write RESULTS.md.")
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run every workload and write RESULTS.md."
+    )
 
     @Option(help: "Rounds per workload (the median is reported).")
     var rounds: Int = 5
@@ -33,7 +36,12 @@ struct RunAll: AsyncParsableCommand {
                 for kind in order {
                     if spec.resetsTokens { try server.command("tokens access-0 refresh-0") }
                     let before = try server.stats()
-                    let result = try runClient(kind: kind, spec: spec, port: spec.http2 ? server.http2Port : server.port, pki: pki)
+                    let result = try runClient(
+                        kind: kind,
+                        spec: spec,
+                        port: spec.http2 ? server.http2Port : server.port,
+                        pki: pki
+                    )
                     let after = try server.stats()
                     let measured = Measured(
                         result: result,
@@ -86,19 +94,116 @@ struct RunSpec: Sendable {
         let keepAlive = everyone
         let fresh = everyone.filter { $0 != .wire }
         return [
-            RunSpec(id: "keepalive-c1", title: "Keep-alive, 10,000 GETs of 1 KiB, concurrency 1", workload: "keepalive", concurrency: 1, requests: n(10_000), clients: keepAlive),
-            RunSpec(id: "keepalive-c32", title: "Keep-alive, 10,000 GETs of 1 KiB, concurrency 32", workload: "keepalive", concurrency: 32, requests: n(10_000), clients: keepAlive),
-            RunSpec(id: "newconn-c1", title: "New connection per request, 500 GETs, concurrency 1", workload: "newconn", concurrency: 1, requests: n(500), clients: fresh),
-            RunSpec(id: "newconn-c8", title: "New connection per request, 500 GETs, concurrency 8", workload: "newconn", concurrency: 8, requests: n(500), clients: fresh),
-            RunSpec(id: "large-c8", title: "Large bodies, 1,000 GETs of 100 KiB, concurrency 8", workload: "large", concurrency: 8, requests: n(1_000), clients: keepAlive),
-            RunSpec(id: "h2-keepalive-c1", title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 1", workload: "keepalive", concurrency: 1, requests: n(10_000), clients: [.project, .projectOnPool, .asyncHTTPClient, .limit], http2: true),
-            RunSpec(id: "h2-keepalive-c32", title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 32", workload: "keepalive", concurrency: 32, requests: n(10_000), clients: [.project, .projectOnPool, .asyncHTTPClient, .limit], http2: true),
-            RunSpec(id: "h2-keepalive-c128", title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 128", workload: "keepalive", concurrency: 128, requests: n(10_000), clients: [.project, .projectOnPool, .asyncHTTPClient, .limit], http2: true),
-            RunSpec(id: "h2-large-c8", title: "HTTP/2, 1,000 GETs of 100 KiB over one connection, concurrency 8", workload: "large", concurrency: 8, requests: n(1_000), clients: [.project, .projectOnPool, .asyncHTTPClient, .limit], http2: true),
-            RunSpec(id: "tokens-expired", title: "Token storm: 1,000 concurrent requests, access token expired locally", workload: "tokens-expired", concurrency: 1_000, requests: n(1_000), clients: [.project], resetsTokens: true),
-            RunSpec(id: "tokens-rejected", title: "Token storm: 1,000 concurrent requests, access token rejected by the server (401)", workload: "tokens-rejected", concurrency: 1_000, requests: n(1_000), clients: [.project], resetsTokens: true),
-            RunSpec(id: "trust", title: "ServerTrust evaluation in process", workload: "trust", concurrency: 1, requests: n(20_000), clients: [.project]),
-            RunSpec(id: "store", title: "EncryptedFileStore, 1,000 items", workload: "store", concurrency: 1, requests: n(1_000), clients: [.project]),
+            RunSpec(
+                id: "keepalive-c1",
+                title: "Keep-alive, 10,000 GETs of 1 KiB, concurrency 1",
+                workload: "keepalive",
+                concurrency: 1,
+                requests: n(10_000),
+                clients: keepAlive
+            ),
+            RunSpec(
+                id: "keepalive-c32",
+                title: "Keep-alive, 10,000 GETs of 1 KiB, concurrency 32",
+                workload: "keepalive",
+                concurrency: 32,
+                requests: n(10_000),
+                clients: keepAlive
+            ),
+            RunSpec(
+                id: "newconn-c1",
+                title: "New connection per request, 500 GETs, concurrency 1",
+                workload: "newconn",
+                concurrency: 1,
+                requests: n(500),
+                clients: fresh
+            ),
+            RunSpec(
+                id: "newconn-c8",
+                title: "New connection per request, 500 GETs, concurrency 8",
+                workload: "newconn",
+                concurrency: 8,
+                requests: n(500),
+                clients: fresh
+            ),
+            RunSpec(
+                id: "large-c8",
+                title: "Large bodies, 1,000 GETs of 100 KiB, concurrency 8",
+                workload: "large",
+                concurrency: 8,
+                requests: n(1_000),
+                clients: keepAlive
+            ),
+            RunSpec(
+                id: "h2-keepalive-c1",
+                title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 1",
+                workload: "keepalive",
+                concurrency: 1,
+                requests: n(10_000),
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                http2: true
+            ),
+            RunSpec(
+                id: "h2-keepalive-c32",
+                title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 32",
+                workload: "keepalive",
+                concurrency: 32,
+                requests: n(10_000),
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                http2: true
+            ),
+            RunSpec(
+                id: "h2-keepalive-c128",
+                title: "HTTP/2, 10,000 GETs of 1 KiB over one connection, concurrency 128",
+                workload: "keepalive",
+                concurrency: 128,
+                requests: n(10_000),
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                http2: true
+            ),
+            RunSpec(
+                id: "h2-large-c8",
+                title: "HTTP/2, 1,000 GETs of 100 KiB over one connection, concurrency 8",
+                workload: "large",
+                concurrency: 8,
+                requests: n(1_000),
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                http2: true
+            ),
+            RunSpec(
+                id: "tokens-expired",
+                title: "Token storm: 1,000 concurrent requests, access token expired locally",
+                workload: "tokens-expired",
+                concurrency: 1_000,
+                requests: n(1_000),
+                clients: [.project],
+                resetsTokens: true
+            ),
+            RunSpec(
+                id: "tokens-rejected",
+                title: "Token storm: 1,000 concurrent requests, access token rejected by the server (401)",
+                workload: "tokens-rejected",
+                concurrency: 1_000,
+                requests: n(1_000),
+                clients: [.project],
+                resetsTokens: true
+            ),
+            RunSpec(
+                id: "trust",
+                title: "ServerTrust evaluation in process",
+                workload: "trust",
+                concurrency: 1,
+                requests: n(20_000),
+                clients: [.project]
+            ),
+            RunSpec(
+                id: "store",
+                title: "EncryptedFileStore, 1,000 items",
+                workload: "store",
+                concurrency: 1,
+                requests: n(1_000),
+                clients: [.project]
+            ),
         ]
     }
 }
@@ -113,12 +218,18 @@ enum PKIFolder {
     /// A fresh TestPKI (valid now): server chain and key for the server, root and pins
     /// (intermediate, root as backup) for the clients.
     static func make() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securenet-bench-pki-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "securenet-bench-pki-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let pki = try TestPKI(referenceTime: Date())
         let chain = try pki.validChain()
         try chain.pem.write(to: directory.appendingPathComponent("server-chain.pem"), atomically: true, encoding: .utf8)
-        try chain.leafIdentity.privateKeyPEM.write(to: directory.appendingPathComponent("server-key.pem"), atomically: true, encoding: .utf8)
+        try chain.leafIdentity.privateKeyPEM.write(
+            to: directory.appendingPathComponent("server-key.pem"),
+            atomically: true,
+            encoding: .utf8
+        )
         try pki.root.pem.write(to: directory.appendingPathComponent("root.pem"), atomically: true, encoding: .utf8)
         let pins = [pki.intermediate.pin, pki.root.pin].map { "\($0)" }.joined(separator: "\n")
         try pins.write(to: directory.appendingPathComponent("pins.txt"), atomically: true, encoding: .utf8)

@@ -42,18 +42,30 @@ struct HostileTrustInput {
             $0.dnsNames = names
             $0.ipAddresses = []
         }
-        inputs.append(.init(name: Self.names[0], chain: wide.derChain, requirements: requirements("localhost"), accepted: true))
+        inputs.append(
+            .init(name: Self.names[0], chain: wide.derChain, requirements: requirements("localhost"), accepted: true)
+        )
 
         // Name constraints far over the budget: refused before they are evaluated.
         let overBudget = try pki.makeCA(name: "Constrained CA (over budget)", issuer: pki.root) {
-            $0.nameConstraints = NameConstraints(permittedDNSDomains: ["localhost"], excludedDNSDomains: (0..<5_000).map { "x\($0).example" })
+            $0.nameConstraints = NameConstraints(
+                permittedDNSDomains: ["localhost"],
+                excludedDNSDomains: (0..<5_000).map { "x\($0).example" }
+            )
         }
         let hostile = try pki.leaf {
             $0.issuer = .custom(overBudget, presenting: [overBudget])
             $0.dnsNames = ["localhost"] + (0..<2_000).map { "n\($0).localhost" }
             $0.ipAddresses = []
         }
-        inputs.append(.init(name: Self.names[1], chain: hostile.derChain, requirements: requirements("localhost"), accepted: false))
+        inputs.append(
+            .init(
+                name: Self.names[1],
+                chain: hostile.derChain,
+                requirements: requirements("localhost"),
+                accepted: false
+            )
+        )
 
         // A branching graph: three levels, each three certificates with the same subject and key
         // issued by the level above, so 27 candidate paths, every one failing at the end (the
@@ -78,7 +90,14 @@ struct HostileTrustInput {
             $0.ipAddresses = []
             $0.commonName = "other.example"
         }
-        inputs.append(.init(name: Self.names[2], chain: branching.derChain, requirements: requirements("localhost"), accepted: false))
+        inputs.append(
+            .init(
+                name: Self.names[2],
+                chain: branching.derChain,
+                requirements: requirements("localhost"),
+                accepted: false
+            )
+        )
 
         // The longest chain accepted: ten certificates, eight intermediates deep.
         var issuer = pki.root
@@ -88,7 +107,14 @@ struct HostileTrustInput {
             deep.append(issuer)
         }
         let long = try pki.leaf { $0.issuer = .custom(issuer, presenting: deep.reversed()) }
-        inputs.append(.init(name: Self.names[3], chain: long.derChain + [pki.root.derBytes], requirements: requirements("localhost"), accepted: true))
+        inputs.append(
+            .init(
+                name: Self.names[3],
+                chain: long.derChain + [pki.root.derBytes],
+                requirements: requirements("localhost"),
+                accepted: true
+            )
+        )
         return inputs
     }
 }
@@ -102,10 +128,16 @@ func measureHostileInputs(rounds: Int = 20) async throws -> [(String, Double)] {
         var slowest = 0.0
         for _ in 0..<rounds {
             let start = nowNanoseconds()
-            let decision = await evaluator.evaluate(presentedChain: input.chain, requirements: input.requirements, now: now)
+            let decision = await evaluator.evaluate(
+                presentedChain: input.chain,
+                requirements: input.requirements,
+                now: now
+            )
             slowest = max(slowest, Double(nowNanoseconds() - start) / 1e6)
             guard decision.isTrusted == input.accepted else {
-                throw BenchError("\(input.name): expected \(input.accepted ? "accepted" : "refused"), got \(String(describing: decision.failure))")
+                throw BenchError(
+                    "\(input.name): expected \(input.accepted ? "accepted" : "refused"), got \(String(describing: decision.failure))"
+                )
             }
         }
         results.append((input.name, slowest))

@@ -24,11 +24,32 @@ struct NetworkWorkload: Sendable {
     static func named(_ name: String, concurrency: Int, requests: Int?) throws -> NetworkWorkload {
         switch name {
         case "keepalive":
-            NetworkWorkload(name: name, path: "/small", requests: requests ?? 10_000, concurrency: concurrency, fresh: false, warmUp: max(100, concurrency * 8))
+            NetworkWorkload(
+                name: name,
+                path: "/small",
+                requests: requests ?? 10_000,
+                concurrency: concurrency,
+                fresh: false,
+                warmUp: max(100, concurrency * 8)
+            )
         case "newconn":
-            NetworkWorkload(name: name, path: "/small", requests: requests ?? 500, concurrency: concurrency, fresh: true, warmUp: 10)
+            NetworkWorkload(
+                name: name,
+                path: "/small",
+                requests: requests ?? 500,
+                concurrency: concurrency,
+                fresh: true,
+                warmUp: 10
+            )
         case "large":
-            NetworkWorkload(name: name, path: "/large", requests: requests ?? 1_000, concurrency: concurrency, fresh: false, warmUp: concurrency * 4)
+            NetworkWorkload(
+                name: name,
+                path: "/large",
+                requests: requests ?? 1_000,
+                concurrency: concurrency,
+                fresh: false,
+                warmUp: concurrency * 4
+            )
         default:
             throw BenchError("unknown network workload \(name)")
         }
@@ -82,14 +103,25 @@ func drive(
     }
 }
 
-func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint: ServerEndpoint, http2: Bool = false) async throws -> RunResult {
+func runNetworkWorkload(
+    _ workload: NetworkWorkload,
+    kind: ClientKind,
+    endpoint: ServerEndpoint,
+    http2: Bool = false
+) async throws -> RunResult {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let client: any BenchClient
     switch kind {
     case .project: client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency)
-    case .projectOnPool: client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency, onLoop: false)
-    case .asyncHTTPClient: client = try AHCClient(endpoint: endpoint, group: group, connections: workload.concurrency, http2: http2)
-    case .limit: client = http2 ? try await HTTP2LimitClient(endpoint: endpoint, group: group) : try LimitClient(endpoint: endpoint, group: group)
+    case .projectOnPool:
+        client = try ProjectClient(endpoint: endpoint, group: group, connections: workload.concurrency, onLoop: false)
+    case .asyncHTTPClient:
+        client = try AHCClient(endpoint: endpoint, group: group, connections: workload.concurrency, http2: http2)
+    case .limit:
+        client =
+            http2
+            ? try await HTTP2LimitClient(endpoint: endpoint, group: group)
+            : try LimitClient(endpoint: endpoint, group: group)
     case .wire:
         let result: RunResult
         do {
@@ -101,19 +133,43 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
         try await group.shutdownGracefully()
         return result
     }
-    let warm = await drive(client, path: workload.path, fresh: workload.fresh, total: workload.warmUp, concurrency: workload.concurrency)
+    let warm = await drive(
+        client,
+        path: workload.path,
+        fresh: workload.fresh,
+        total: workload.warmUp,
+        concurrency: workload.concurrency
+    )
     if warm.failures > 0 { throw BenchError("warm-up failed: \(warm.firstError ?? "?")") }
 
     let cpuBefore = processCPUMicroseconds()
     let start = nowNanoseconds()
-    let run = await drive(client, path: workload.path, fresh: workload.fresh, total: workload.requests, concurrency: workload.concurrency)
+    let run = await drive(
+        client,
+        path: workload.path,
+        fresh: workload.fresh,
+        total: workload.requests,
+        concurrency: workload.concurrency
+    )
     let wall = Double(nowNanoseconds() - start) / 1e9
     let cpu = processCPUMicroseconds() - cpuBefore
-    if run.failures > 0 { FileHandle.standardError.write(Data("\(kind.rawValue) \(workload.name): \(run.failures) failures, first: \(run.firstError ?? "?")\n".utf8)) }
+    if run.failures > 0 {
+        FileHandle.standardError.write(
+            Data("\(kind.rawValue) \(workload.name): \(run.failures) failures, first: \(run.firstError ?? "?")\n".utf8)
+        )
+    }
 
     try await client.shutdown()
     try await group.shutdownGracefully()
-    var result = networkResult(workload, kind: kind, latencies: run.latencies, bytes: run.bytes, failures: run.failures, wall: wall, cpu: cpu)
+    var result = networkResult(
+        workload,
+        kind: kind,
+        latencies: run.latencies,
+        bytes: run.bytes,
+        failures: run.failures,
+        wall: wall,
+        cpu: cpu
+    )
     if let transport = (client as? ProjectClient)?.transport {
         let statistics = transport.statistics
         result.extra["clientConnectionsOpened"] = Double(statistics.connectionsOpened)
@@ -124,7 +180,11 @@ func runNetworkWorkload(_ workload: NetworkWorkload, kind: ClientKind, endpoint:
 }
 
 /// The wire limit's run: the same counts as the other clients, measured on the event loop.
-private func runWireWorkload(_ workload: NetworkWorkload, endpoint: ServerEndpoint, group: any EventLoopGroup) async throws -> RunResult {
+private func runWireWorkload(
+    _ workload: NetworkWorkload,
+    endpoint: ServerEndpoint,
+    group: any EventLoopGroup
+) async throws -> RunResult {
     guard !workload.fresh else { throw BenchError("the wire limit runs keep-alive workloads only") }
     let (tally, wall, cpu) = try await WireClient.run(
         endpoint: endpoint,
@@ -135,7 +195,13 @@ private func runWireWorkload(_ workload: NetworkWorkload, endpoint: ServerEndpoi
         concurrency: workload.concurrency
     )
     return networkResult(
-        workload, kind: .wire, latencies: tally.latencies, bytes: tally.bytes, failures: tally.failures, wall: wall, cpu: cpu
+        workload,
+        kind: .wire,
+        latencies: tally.latencies,
+        bytes: tally.bytes,
+        failures: tally.failures,
+        wall: wall,
+        cpu: cpu
     )
 }
 
@@ -189,7 +255,9 @@ func runTokenStorm(endpoint: ServerEndpoint, requests: Int, variant: String) asy
     case "expired":
         try await tokens.signIn(TokenBundle(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: Date() - 60))
     case "rejected":
-        try await tokens.signIn(TokenBundle(accessToken: "stale-access", refreshToken: "refresh-0", expiresAt: Date() + 3600))
+        try await tokens.signIn(
+            TokenBundle(accessToken: "stale-access", refreshToken: "refresh-0", expiresAt: Date() + 3600)
+        )
     default:
         throw BenchError("unknown token storm variant \(variant)")
     }
@@ -219,10 +287,17 @@ func runTokenStorm(endpoint: ServerEndpoint, requests: Int, variant: String) asy
     try await group.shutdownGracefully()
     let sorted = outcomes.map(\.0).sorted()
     var result = RunResult(
-        client: ClientKind.project.rawValue, workload: "tokens-\(variant)", concurrency: requests,
-        requests: requests - failures, failures: failures, wallSeconds: wall, cpuMicroseconds: cpu,
-        p50Microseconds: percentile(sorted, 0.5), p99Microseconds: percentile(sorted, 0.99),
-        bytes: 0, peakRSSKiB: peakRSSKiB()
+        client: ClientKind.project.rawValue,
+        workload: "tokens-\(variant)",
+        concurrency: requests,
+        requests: requests - failures,
+        failures: failures,
+        wallSeconds: wall,
+        cpuMicroseconds: cpu,
+        p50Microseconds: percentile(sorted, 0.5),
+        p99Microseconds: percentile(sorted, 0.99),
+        bytes: 0,
+        peakRSSKiB: peakRSSKiB()
     )
     result.extra["clientConnectionsOpened"] = Double(transport.statistics.connectionsOpened)
     return result
@@ -246,7 +321,9 @@ func runTrustEvaluation(endpoint: ServerEndpoint, chainPEM: String, iterations: 
         let start = nowNanoseconds()
         let decision = await evaluator.evaluate(presentedChain: presented, requirements: requirements, now: now)
         cold.append(Double(nowNanoseconds() - start) / 1_000)
-        guard decision.isTrusted else { throw BenchError("cold evaluation rejected: \(String(describing: decision.failure))") }
+        guard decision.isTrusted else {
+            throw BenchError("cold evaluation rejected: \(String(describing: decision.failure))")
+        }
     }
 
     // Cached: the decision cache a repeat handshake consults.
@@ -262,9 +339,17 @@ func runTrustEvaluation(endpoint: ServerEndpoint, chainPEM: String, iterations: 
     guard hits == iterations else { throw BenchError("cache missed \(iterations - hits) times") }
 
     var result = RunResult(
-        client: ClientKind.project.rawValue, workload: "trust", concurrency: 1, requests: iterations, failures: 0,
-        wallSeconds: cachedTotal / 1e6, cpuMicroseconds: 0, p50Microseconds: nil, p99Microseconds: nil,
-        bytes: 0, peakRSSKiB: peakRSSKiB()
+        client: ClientKind.project.rawValue,
+        workload: "trust",
+        concurrency: 1,
+        requests: iterations,
+        failures: 0,
+        wallSeconds: cachedTotal / 1e6,
+        cpuMicroseconds: 0,
+        p50Microseconds: nil,
+        p99Microseconds: nil,
+        bytes: 0,
+        peakRSSKiB: peakRSSKiB()
     )
     let coldSorted = cold.sorted()
     result.extra["coldMedianMicroseconds"] = percentile(coldSorted, 0.5)
@@ -285,7 +370,10 @@ func runTrustEvaluation(endpoint: ServerEndpoint, chainPEM: String, iterations: 
 /// without CT required (the difference is what CT adds to a cold handshake), and the cached lookup.
 func measureTransparency(iterations: Int) async throws -> [String: Double] {
     let pki = try TestPKI()
-    let logs = [TestPKI.CTLog(description: "Bench A", operatorName: "A"), TestPKI.CTLog(description: "Bench B", operatorName: "B")]
+    let logs = [
+        TestPKI.CTLog(description: "Bench A", operatorName: "A"),
+        TestPKI.CTLog(description: "Bench B", operatorName: "B"),
+    ]
     let chain = try pki.leafWithSCTs(scts: logs.map { TestPKI.SCTSpec($0) }).chain
     let presented = chain.derChain  // as the TLS handshake delivers it (the property encodes every time)
     let list = try TestPKI.logList(logs)
@@ -298,7 +386,10 @@ func measureTransparency(iterations: Int) async throws -> [String: Double] {
     var withCT = plain
     withCT.certificateTransparency = CertificateTransparencySettings(logList: list, policy: .apple)
     let evaluator = ServerTrust()
-    guard await evaluator.evaluate(presentedChain: presented, requirements: withCT, now: now).transparencyReport?.result == .compliant else {
+    guard
+        await evaluator.evaluate(presentedChain: presented, requirements: withCT, now: now).transparencyReport?.result
+            == .compliant
+    else {
         throw BenchError("the CT chain is not compliant")
     }
 
@@ -308,10 +399,19 @@ func measureTransparency(iterations: Int) async throws -> [String: Double] {
     let tbs = try SignedCertificateTimestamp.precertificateTBS(of: chain.leaf)
     // The issuer key hash is SHA-256 of the issuer's SubjectPublicKeyInfo: its SPKI pin.
     let keyHash = Pin(certificate: issuer).digest
-    let signed = scts.map { SignedCertificateTimestamp.signedData(timestamp: $0.timestamp, extensions: $0.extensions, issuerKeyHash: keyHash, precertificateTBS: tbs) }
+    let signed = scts.map {
+        SignedCertificateTimestamp.signedData(
+            timestamp: $0.timestamp,
+            extensions: $0.extensions,
+            issuerKeyHash: keyHash,
+            precertificateTBS: tbs
+        )
+    }
     let keys = try logs.map { try P256.Signing.PublicKey(derRepresentation: $0.entry.key) }
     let signatures = try scts.map { try P256.Signing.ECDSASignature(derRepresentation: $0.signature) }
-    guard zip(zip(keys, signatures), signed).allSatisfy({ $0.0.isValidSignature($0.1, for: $1) }) else { throw BenchError("the SCT signatures do not verify") }
+    guard zip(zip(keys, signatures), signed).allSatisfy({ $0.0.isValidSignature($0.1, for: $1) }) else {
+        throw BenchError("the SCT signatures do not verify")
+    }
 
     let rounds = max(iterations / 10, 50)
     var floor: [Double] = []
@@ -356,7 +456,9 @@ func measureTransparency(iterations: Int) async throws -> [String: Double] {
 // MARK: - EncryptedFileStore
 
 func runStore(items: Int) async throws -> RunResult {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("securenet-bench-store-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "securenet-bench-store-\(UUID().uuidString)"
+    )
     defer { try? FileManager.default.removeItem(at: directory) }
     let store = EncryptedFileStore(directory: directory, keySource: .key(SymmetricKey(size: .bits256)))
     let value = Data(repeating: 0x5A, count: 256)
@@ -376,9 +478,17 @@ func runStore(items: Int) async throws -> RunResult {
     guard found == items else { throw BenchError("store returned \(found) of \(items) items") }
 
     var result = RunResult(
-        client: ClientKind.project.rawValue, workload: "store", concurrency: 1, requests: items * 2, failures: 0,
-        wallSeconds: setSeconds + getSeconds, cpuMicroseconds: 0, p50Microseconds: nil, p99Microseconds: nil,
-        bytes: 0, peakRSSKiB: peakRSSKiB()
+        client: ClientKind.project.rawValue,
+        workload: "store",
+        concurrency: 1,
+        requests: items * 2,
+        failures: 0,
+        wallSeconds: setSeconds + getSeconds,
+        cpuMicroseconds: 0,
+        p50Microseconds: nil,
+        p99Microseconds: nil,
+        bytes: 0,
+        peakRSSKiB: peakRSSKiB()
     )
     result.extra["setOpsPerSecond"] = Double(items) / setSeconds
     result.extra["getOpsPerSecond"] = Double(items) / getSeconds

@@ -1,6 +1,6 @@
 internal import Crypto
-internal import _CryptoExtras
 import Dispatch
+internal import _CryptoExtras
 
 /// Hashes passwords for storage and verifies them, with PBKDF2-HMAC-SHA256 or scrypt.
 ///
@@ -94,7 +94,11 @@ public struct PasswordHasher: Sendable {
 
     /// The queue key derivations of async callers run on: concurrent, and not the cooperative
     /// pool, so blocking work there leaves every other task free to run.
-    private static let workQueue = DispatchQueue(label: "SecureCrypto.PasswordHasher", qos: .userInitiated, attributes: .concurrent)
+    private static let workQueue = DispatchQueue(
+        label: "SecureCrypto.PasswordHasher",
+        qos: .userInitiated,
+        attributes: .concurrent
+    )
 
     private static func offPool<Value: Sendable>(
         _ work: @escaping @Sendable () throws(SecureCryptoError) -> Value

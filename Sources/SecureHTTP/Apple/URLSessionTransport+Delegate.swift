@@ -253,7 +253,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// Sets the SSL policy for the requested host and the policy's trust anchors (`anchorDER`,
     /// the DER of `requirements.trustAnchors.certificates`) on `trust`; returns what went wrong,
     /// if anything.
-    private static func configure(_ trust: SecTrust, for requirements: ConnectionRequirements, anchorDER: [Data]) -> String? {
+    private static func configure(
+        _ trust: SecTrust,
+        for requirements: ConnectionRequirements,
+        anchorDER: [Data]
+    ) -> String? {
         let host = requirements.host
         let policy = SecPolicyCreateSSL(true, host as CFString)
         guard SecTrustSetPolicies(trust, policy) == errSecSuccess else {

@@ -125,7 +125,11 @@ public final class URLSessionTransport: HTTPTransport {
     /// the ``HTTPRequestOptions/credential`` is bound when the task is created for each hop.
     ///
     /// - Throws: ``SecureHTTPError``; ``SecureHTTPError/Code/shutDown`` after ``invalidate()``.
-    public func send(_ request: HTTPRequest, body: Data?, options: HTTPRequestOptions) async throws(SecureHTTPError) -> HTTPTransportResponse {
+    public func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         try await self.driver.send(request, body: body, options: options) { hop throws(SecureHTTPError) in
             try await self.exchange(hop)
         }
@@ -171,7 +175,10 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// Resumes `task` and waits for the delegate to end it.
-    private static func run(_ task: URLSessionDataTask, in table: URLSessionTaskTable) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
+    private static func run(
+        _ task: URLSessionDataTask,
+        in table: URLSessionTaskTable
+    ) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
         let identifier = task.taskIdentifier
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<URLSessionOutcome, Never>) in

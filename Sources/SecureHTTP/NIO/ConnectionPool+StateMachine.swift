@@ -8,7 +8,11 @@
 /// so a burst on a new transport costs one handshake, not one per request. An HTTP/2 connection
 /// then takes up to the server's `SETTINGS_MAX_CONCURRENT_STREAMS` of them at once; an HTTP/1.1
 /// answer lets the waiters open connections up to the per-key cap, as before.
-struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashable & Sendable, WaiterID: Hashable & Sendable>: Sendable {
+struct ConnectionPoolStateMachine<
+    Key: Hashable & Sendable,
+    ConnectionID: Hashable & Sendable,
+    WaiterID: Hashable & Sendable
+>: Sendable {
     enum LeaseAction: Equatable {
         /// Use this idle connection.
         case use(ConnectionID)
@@ -73,7 +77,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
         var mayMultiplex = false
 
         var open: Int { self.idle.count + self.leased.count + self.connecting }
-        var isEmpty: Bool { self.open == 0 && self.waiters.isEmpty && self.multiplexed.isEmpty && self.known == .unknown }
+        var isEmpty: Bool {
+            self.open == 0 && self.waiters.isEmpty && self.multiplexed.isEmpty && self.known == .unknown
+        }
         var liveMultiplexed: Int { self.multiplexed.count(where: { !$0.state.draining }) }
 
         /// Takes a stream on the oldest HTTP/2 connection with room.
@@ -175,7 +181,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
     /// A stream of an HTTP/2 connection ended. Returns whether to close the connection (it is
     /// draining and that was its last stream) and what to do for a waiter.
     mutating func releaseStream(_ key: Key, _ id: ConnectionID) -> (close: Bool, then: WakeAction) {
-        guard let index = self.entries[key]?.multiplexed.firstIndex(where: { $0.id == id }) else { return (false, .none) }
+        guard let index = self.entries[key]?.multiplexed.firstIndex(where: { $0.id == id }) else {
+            return (false, .none)
+        }
         let limits = self.limits
         return self.update(key) { entry in
             entry.multiplexed[index].state.used -= 1
@@ -310,7 +318,11 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
     }
 
     private var limits: Limits {
-        Limits(isShutDown: self.isShutDown, maximumPerKey: self.maximumPerKey, maximumMultiplexedPerKey: self.maximumMultiplexedPerKey)
+        Limits(
+            isShutDown: self.isShutDown,
+            maximumPerKey: self.maximumPerKey,
+            maximumMultiplexedPerKey: self.maximumMultiplexedPerKey
+        )
     }
 
     /// Gives capacity to the first waiter: a stream, an idle connection, or a connect slot.
@@ -323,7 +335,9 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
             entry.leased.insert(id)
             return .handOver(id, to: entry.waiters.removeFirst())
         }
-        guard !entry.waitsForMultiplexed(maximumMultiplexed: limits.maximumMultiplexedPerKey), entry.open < limits.maximumPerKey else {
+        guard !entry.waitsForMultiplexed(maximumMultiplexed: limits.maximumMultiplexedPerKey),
+            entry.open < limits.maximumPerKey
+        else {
             return .none
         }
         entry.connecting += 1
@@ -351,10 +365,13 @@ struct ConnectionPoolStateMachine<Key: Hashable & Sendable, ConnectionID: Hashab
         return result
     }
 
-    private static func apply<Result>(_ body: (inout Entry) -> Result, to entry: inout Entry, isEmpty: inout Bool) -> Result {
+    private static func apply<Result>(
+        _ body: (inout Entry) -> Result,
+        to entry: inout Entry,
+        isEmpty: inout Bool
+    ) -> Result {
         let result = body(&entry)
         isEmpty = entry.isEmpty
         return result
     }
 }
-

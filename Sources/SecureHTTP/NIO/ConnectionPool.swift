@@ -137,7 +137,10 @@ final class ConnectionPool: Sendable {
 
     /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
     /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
-    nonisolated(nonsending) func lease(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
+    nonisolated(nonsending) func lease(
+        _ key: Key,
+        deadline: ContinuousClock.Instant
+    ) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
         let mayMultiplex = TLSSetup.offersHTTP2(key.requirements, versions: self.configuration.httpVersions)
         // A caller on one of the event loops (a task preferring an `EventLoopTaskExecutor`)
         // gets an idle connection of that loop if there is one: its exchange then needs no hop.
@@ -222,7 +225,12 @@ final class ConnectionPool: Sendable {
                 if let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
             }
             for waiter in fail {
-                Self.fail(&state, waiter: waiter, SecureHTTPError(.shutDown, "the transport has been shut down"), &effects)
+                Self.fail(
+                    &state,
+                    waiter: waiter,
+                    SecureHTTPError(.shutDown, "the transport has been shut down"),
+                    &effects
+                )
             }
             return (effects, effects.close.map(\.closeFuture))
         }
@@ -232,7 +240,13 @@ final class ConnectionPool: Sendable {
         }
     }
 
-    private static func release(_ state: inout State, id: PooledConnection.ID, key: Key, reusable: Bool, _ effects: inout Effects) {
+    private static func release(
+        _ state: inout State,
+        id: PooledConnection.ID,
+        key: Key,
+        reusable: Bool,
+        _ effects: inout Effects
+    ) {
         if case .http2(let connection, _) = state.connections[id] {
             let (close, wake) = state.machine.releaseStream(key, id)
             if close, let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
@@ -304,12 +318,15 @@ final class ConnectionPool: Sendable {
 
     /// Hands a connection or a connect slot to a waiter. A waiter that is gone (cancelled or
     /// expired) gives the slot back, so a slot never leaks.
-    private static func perform(_ state: inout State, _ action: Machine.WakeAction, key: Key, _ effects: inout Effects) {
+    private static func perform(_ state: inout State, _ action: Machine.WakeAction, key: Key, _ effects: inout Effects)
+    {
         switch action {
         case .none:
             break
         case .handOver(let id, let waiter):
-            guard let connection = state.connections[id], Self.grant(&state, waiter: waiter, .connection(connection), &effects) else {
+            guard let connection = state.connections[id],
+                Self.grant(&state, waiter: waiter, .connection(connection), &effects)
+            else {
                 Self.release(&state, id: id, key: key, reusable: false, &effects)
                 return
             }
@@ -353,14 +370,19 @@ final class ConnectionPool: Sendable {
 
     /// Waits for a connection or a connect slot. Only this slow path (the per-key cap reached)
     /// arms a timer task for the deadline.
-    private func wait(_ waiter: Int, key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> Grant {
+    private func wait(_ waiter: Int, key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> Grant
+    {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Grant, any Error>) in
                     let timer = Task {
                         try? await Task.sleep(until: deadline, clock: .continuous)
                         if !Task.isCancelled {
-                            self.dropWaiter(waiter, key: key, SecureHTTPError(.deadlineExceeded, "no connection became available before the deadline"))
+                            self.dropWaiter(
+                                waiter,
+                                key: key,
+                                SecureHTTPError(.deadlineExceeded, "no connection became available before the deadline")
+                            )
                         }
                     }
                     let cancelled = Task.isCancelled
@@ -389,7 +411,11 @@ final class ConnectionPool: Sendable {
                     }
                 }
             } onCancel: {
-                self.dropWaiter(waiter, key: key, SecureHTTPError(.cancelled, "the request was cancelled while waiting for a connection"))
+                self.dropWaiter(
+                    waiter,
+                    key: key,
+                    SecureHTTPError(.cancelled, "the request was cancelled while waiting for a connection")
+                )
             }
         } catch let error as SecureHTTPError {
             throw error
@@ -504,7 +530,10 @@ final class ConnectionPool: Sendable {
             return context
         } catch {
             if self.identity != nil {
-                throw SecureHTTPError(.invalidClientIdentity, "the client certificate and key do not form a usable identity")
+                throw SecureHTTPError(
+                    .invalidClientIdentity,
+                    "the client certificate and key do not form a usable identity"
+                )
             }
             throw SecureHTTPError(.tlsFailure, "the TLS context could not be created: \(error)")
         }

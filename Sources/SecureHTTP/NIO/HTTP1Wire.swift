@@ -66,7 +66,10 @@ struct HTTP1RequestBytes {
         if let transferEncoding {
             let last = transferEncoding.split(separator: ",").last?.trimmingCharacters(in: .whitespaces).lowercased()
             guard last == "chunked" else {
-                throw SecureHTTPError(.invalidRequest, "the request's Transfer-Encoding does not end with chunked, so its body cannot be framed")
+                throw SecureHTTPError(
+                    .invalidRequest,
+                    "the request's Transfer-Encoding does not end with chunked, so its body cannot be framed"
+                )
             }
             buffer.writeStaticString(Self.crlf)
             if let body, !body.isEmpty {
@@ -126,7 +129,11 @@ struct HTTP1ResponseDecoder: ByteToMessageDecoder {
         try self.decoder.decode(context: context, buffer: &buffer)
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    mutating func decodeLast(
+        context: ChannelHandlerContext,
+        buffer: inout ByteBuffer,
+        seenEOF: Bool
+    ) throws -> DecodingState {
         try self.decoder.decodeLast(context: context, buffer: &buffer, seenEOF: seenEOF)
     }
 

@@ -170,7 +170,10 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             // that those streams know they were not processed. The others may still complete.
             self.goAwayLastStream.withLockedValue { last in last = min(last ?? lastStreamID, lastStreamID) }
             if self.ready != nil {
-                self.fail(context: context, SecureHTTPError(.connectionClosed, "the server sent GOAWAY (\(code)) before its settings"))
+                self.fail(
+                    context: context,
+                    SecureHTTPError(.connectionClosed, "the server sent GOAWAY (\(code)) before its settings")
+                )
                 return
             }
             if !self.goingAway {
@@ -213,7 +216,9 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         self.activity.markClosing()
-        self.failReady(SecureHTTPError(.connectionClosed, "the server closed the connection before its HTTP/2 settings"))
+        self.failReady(
+            SecureHTTPError(.connectionClosed, "the server closed the connection before its HTTP/2 settings")
+        )
         self.timer.cancel()
         context.fireChannelInactive()
     }
@@ -254,13 +259,22 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         if let interval = self.pingInterval {
             if let sent = self.pingSentAt {
                 if sent + self.pingTimeout <= now, self.lastInbound < sent {
-                    self.fail(context: context, SecureHTTPError(.connectionClosed, "the server did not acknowledge a PING within \(self.pingTimeout)"))
+                    self.fail(
+                        context: context,
+                        SecureHTTPError(
+                            .connectionClosed,
+                            "the server did not acknowledge a PING within \(self.pingTimeout)"
+                        )
+                    )
                     return
                 }
                 if self.lastInbound >= sent { self.pingSentAt = nil }
             } else if self.lastInbound + interval <= now {
                 self.pingSentAt = now
-                let ping = HTTP2Frame(streamID: .rootStream, payload: .ping(HTTP2PingData(withInteger: UInt64(now.uptimeNanoseconds)), ack: false))
+                let ping = HTTP2Frame(
+                    streamID: .rootStream,
+                    payload: .ping(HTTP2PingData(withInteger: UInt64(now.uptimeNanoseconds)), ack: false)
+                )
                 context.writeAndFlush(self.wrapOutboundOut(ping), promise: nil)
             }
         }

@@ -69,7 +69,10 @@ public final class NIOHTTPTransport: HTTPTransport {
         configuration: HTTPTransportConfiguration = HTTPTransportConfiguration(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws(SecureHTTPError) {
-        if let problem = Self.rootStoreProblem(configuration.policy, rootStoreIsReadable: Self.platformRootStoreIsReadable) {
+        if let problem = Self.rootStoreProblem(
+            configuration.policy,
+            rootStoreIsReadable: Self.platformRootStoreIsReadable
+        ) {
             throw problem
         }
         self.configuration = configuration
@@ -92,59 +95,72 @@ public final class NIOHTTPTransport: HTTPTransport {
     /// A request of the ``HTTPRequestOptions/Lane/credentials`` lane uses connections of its own;
     /// the ``HTTPRequestOptions/credential`` is bound once a connection is leased (after any wait
     /// in the origin's queue), again if the request is retried on a new connection.
-    public func send(_ request: HTTPRequest, body: Data?, options: HTTPRequestOptions) async throws(SecureHTTPError) -> HTTPTransportResponse {
+    public func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         let pool = self.pool
         let counters = self.counters
         let limit = self.configuration.maximumResponseBodySize
-        return try await self.driver.send(request, body: body, options: options, exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
-            let key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
-            var retried = false
-            // A request that never reached the wire is always safe to send again; a few times,
-            // since a connection can close between the lease and the stream.
-            var notSentRetries = 0
-            while true {
-                let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
-                counters.increment(\.exchanges)
-                do throws(SecureHTTPError) {
-                    var bound = hop
-                    bound.request = try hop.boundRequest()
-                    switch connection {
-                    case .http1(let http1):
-                        let (response, body, reusable) = try await http1.execute(bound, maximumBodySize: limit, deadline: deadline)
-                        pool.release(connection, key: key, reusable: reusable)
-                        return (response, body)
-                    case .http2(let http2, _):
-                        counters.increment(\.http2Streams)
-                        let result = try await http2.execute(bound, maximumBodySize: limit, deadline: deadline)
-                        pool.release(connection, key: key, reusable: true)
-                        return result
+        return try await self.driver.send(
+            request,
+            body: body,
+            options: options,
+            exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
+                let key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
+                var retried = false
+                // A request that never reached the wire is always safe to send again; a few times,
+                // since a connection can close between the lease and the stream.
+                var notSentRetries = 0
+                while true {
+                    let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
+                    counters.increment(\.exchanges)
+                    do throws(SecureHTTPError) {
+                        var bound = hop
+                        bound.request = try hop.boundRequest()
+                        switch connection {
+                        case .http1(let http1):
+                            let (response, body, reusable) = try await http1.execute(
+                                bound,
+                                maximumBodySize: limit,
+                                deadline: deadline
+                            )
+                            pool.release(connection, key: key, reusable: reusable)
+                            return (response, body)
+                        case .http2(let http2, _):
+                            counters.increment(\.http2Streams)
+                            let result = try await http2.execute(bound, maximumBodySize: limit, deadline: deadline)
+                            pool.release(connection, key: key, reusable: true)
+                            return result
+                        }
+                    } catch {
+                        pool.release(connection, key: key, reusable: false)
+                        if Task.isCancelled { throw error }
+                        if error.requestWasNotSent, notSentRetries < 3 {
+                            notSentRetries += 1
+                            counters.increment(\.notProcessedRetries)
+                            continue
+                        }
+                        guard !retried else { throw error }
+                        // One the server says it did not process (GOAWAY, REFUSED_STREAM) is retried
+                        // once when idempotent, as the transport promises; a kept-alive connection
+                        // the server closed while idle likewise (RFC 9110 §9.2.2).
+                        if error.code == .requestNotProcessed && hop.request.method.isIdempotent {
+                            retried = true
+                            counters.increment(\.notProcessedRetries)
+                            continue
+                        }
+                        if error.code == .connectionClosed, !isFresh, hop.request.method.isIdempotent {
+                            retried = true
+                            counters.increment(\.staleConnectionRetries)
+                            continue
+                        }
+                        throw error
                     }
-                } catch {
-                    pool.release(connection, key: key, reusable: false)
-                    if Task.isCancelled { throw error }
-                    if error.requestWasNotSent, notSentRetries < 3 {
-                        notSentRetries += 1
-                        counters.increment(\.notProcessedRetries)
-                        continue
-                    }
-                    guard !retried else { throw error }
-                    // One the server says it did not process (GOAWAY, REFUSED_STREAM) is retried
-                    // once when idempotent, as the transport promises; a kept-alive connection
-                    // the server closed while idle likewise (RFC 9110 §9.2.2).
-                    if error.code == .requestNotProcessed && hop.request.method.isIdempotent {
-                        retried = true
-                        counters.increment(\.notProcessedRetries)
-                        continue
-                    }
-                    if error.code == .connectionClosed, !isFresh, hop.request.method.isIdempotent {
-                        retried = true
-                        counters.increment(\.staleConnectionRetries)
-                        continue
-                    }
-                    throw error
                 }
             }
-        })
+        )
     }
 
     /// An executor on one of the transport's event loops, for tasks that send many requests.

@@ -77,7 +77,10 @@ enum TLSSetup {
     /// Asked on every request: it reads the requirements rather than building the suite list.
     /// At TLS 1.2 and above only ATS's CBC suites and RSA key exchange widen the list beyond
     /// ``forwardSecretSuites`` (a test checks this against ``cipherSuites(for:)``).
-    static func offersHTTP2(_ requirements: ConnectionRequirements, versions: HTTPTransportConfiguration.HTTPVersions) -> Bool {
+    static func offersHTTP2(
+        _ requirements: ConnectionRequirements,
+        versions: HTTPTransportConfiguration.HTTPVersions
+    ) -> Bool {
         versions.offersHTTP2 && requirements.usesTLS && requirements.minimumTLSVersion >= .v1_2
             && requirements.cipherSuites != .ats && requirements.requiresForwardSecrecy
     }
@@ -148,16 +151,18 @@ enum TLSSetup {
         // BoringSSL names a cipher mismatch it sees itself; a server's handshake_failure alert
         // before it presented any certificate refused the ClientHello, whose cipher suites are
         // what a policy narrows (groups and signature algorithms are BoringSSL's broad defaults).
-        if text.contains("NO_SHARED_CIPHER") || text.contains("NO_CIPHERS_AVAILABLE") || text.contains("WRONG_CIPHER_RETURNED")
+        if text.contains("NO_SHARED_CIPHER") || text.contains("NO_CIPHERS_AVAILABLE")
+            || text.contains("WRONG_CIPHER_RETURNED")
             || (text.contains("HANDSHAKE_FAILURE") && trust?.serverPresentedCertificate == false)
         {
-            let offered = trust.map { trust in
-                trust.requirements.cipherSuites == .ats
-                    ? "ATS's forward-secret list"
-                    : (trust.requirements.requiresForwardSecrecy
-                        ? "ECDHE with AES-GCM or ChaCha20-Poly1305; a domain exception with \"cipherSuites\": \"ats\" adds ATS's CBC suites"
-                        : "AEAD suites with and without forward secrecy")
-            } ?? "the policy's"
+            let offered =
+                trust.map { trust in
+                    trust.requirements.cipherSuites == .ats
+                        ? "ATS's forward-secret list"
+                        : (trust.requirements.requiresForwardSecrecy
+                            ? "ECDHE with AES-GCM or ChaCha20-Poly1305; a domain exception with \"cipherSuites\": \"ats\" adds ATS's CBC suites"
+                            : "AEAD suites with and without forward secrecy")
+                } ?? "the policy's"
             return SecureHTTPError(
                 .cipherSuiteRefused,
                 "\(host) accepts none of the TLS 1.2 cipher suites the policy offers (\(offered))"

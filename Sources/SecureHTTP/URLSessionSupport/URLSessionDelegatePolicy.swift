@@ -154,7 +154,9 @@ struct URLSessionDelegatePolicy: Sendable {
         switch challenge.method {
         case .serverTrust:
             guard challenge.hasServerTrust else {
-                return .cancel(SecureHTTPError(.serverTrustFailure, "\(requirements.host) presented no certificate chain"))
+                return .cancel(
+                    SecureHTTPError(.serverTrustFailure, "\(requirements.host) presented no certificate chain")
+                )
             }
             return .evaluateServerTrust(requirements)
         case .clientCertificate:
@@ -188,11 +190,20 @@ struct URLSessionDelegatePolicy: Sendable {
         case .validated(let chain):
             guard !chain.isEmpty else {
                 return Conclusion(
-                    failure: SecureHTTPError(.serverTrustFailure, "\(host) is not trusted: the validated chain is empty")
+                    failure: SecureHTTPError(
+                        .serverTrustFailure,
+                        "\(host) is not trusted: the validated chain is empty"
+                    )
                 )
             }
-            let decision = self.evaluator.evaluate(platformValidatedChain: chain, requirements: requirements, now: self.now())
-            if let report = decision.transparencyReport, report.result != .compliant { self.transparencyReporter?(report) }
+            let decision = self.evaluator.evaluate(
+                platformValidatedChain: chain,
+                requirements: requirements,
+                now: self.now()
+            )
+            if let report = decision.transparencyReport, report.result != .compliant {
+                self.transparencyReporter?(report)
+            }
             return Conclusion(
                 failure: decision.failure.map { SecureHTTPError.trust($0, host: host, report: decision.pinReport) },
                 pinReport: decision.pinReport
@@ -210,7 +221,10 @@ struct URLSessionDelegatePolicy: Sendable {
         case .hostNameMismatch:
             reason = ServerTrustError(.hostnameMismatch, "the certificate does not cover \(host) (OSStatus \(status))")
         case .untrusted:
-            reason = ServerTrustError(.untrustedRoot, "Security.framework found no path to a trust anchor (OSStatus \(status))")
+            reason = ServerTrustError(
+                .untrustedRoot,
+                "Security.framework found no path to a trust anchor (OSStatus \(status))"
+            )
         case .other:
             return SecureHTTPError(
                 .serverTrustFailure,

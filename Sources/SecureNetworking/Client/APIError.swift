@@ -148,7 +148,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// Maps a token manager error: terminal ones mean the session is gone.
     static func authentication(_ error: TokenAuthError) -> APIError {
         if error.isTerminal || error.code == .signedOut {
-            return APIError(.signedOut, "the session has ended (\(error.code)); sign in again", authenticationError: error)
+            return APIError(
+                .signedOut,
+                "the session has ended (\(error.code)); sign in again",
+                authenticationError: error
+            )
         }
         return APIError(
             .authenticationFailed,

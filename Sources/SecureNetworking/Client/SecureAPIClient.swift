@@ -175,7 +175,8 @@ public final class SecureAPIClient: Sendable {
         let prepared = try self.prepare(request)
         var token: String?
         var tokenType = "Bearer"
-        if request.requiresAuthentication, let tokens = self.tokens {  // prepare() refused the request when tokens is nil
+        // prepare() refused the request when tokens is nil.
+        if request.requiresAuthentication, let tokens = self.tokens {
             let bundle = try await Self.validBundle(from: tokens)
             (token, tokenType) = (bundle.accessToken, bundle.tokenType)
         }

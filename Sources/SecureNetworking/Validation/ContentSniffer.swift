@@ -46,7 +46,9 @@ public struct ContentSniffer: Sendable {
         }
         if starts([0xFF, 0xD8, 0xFF]), bytes.count >= 4, bytes.suffix(2) == [0xFF, 0xD9] { return .jpeg }
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), starts(Array("IHDR".utf8), at: 12) { return .png }
-        if (starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8))), bytes.count >= 14, bytes.last == 0x3B { return .gif }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)), bytes.count >= 14, bytes.last == 0x3B {
+            return .gif
+        }
         if starts(Array("%PDF-".utf8)), Self.containsEOFMarker(bytes) { return .pdf }
         if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8), bytes.count >= 12 {
             let size = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24

@@ -22,7 +22,9 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
     /// The address with an ASCII domain, as an SMTP client would send it.
     public var asciiAddress: String { "\(self.localPart)@\(self.asciiDomain)" }
 
-    private static let atext = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~-".unicodeScalars)
+    private static let atext = Set(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~-".unicodeScalars
+    )
 
     /// Checks and parses an address; surrounding white space is trimmed.
     ///
@@ -34,7 +36,11 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
 
     public init(_ text: String) throws(ValidationError) {
         guard text.utf8.count <= Self.maximumInputOctets else {
-            throw ValidationError(.tooLong, "the address is longer than \(Self.maximumInputOctets) octets as entered", fieldPath: "email")
+            throw ValidationError(
+                .tooLong,
+                "the address is longer than \(Self.maximumInputOctets) octets as entered",
+                fieldPath: "email"
+            )
         }
         let address = text.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping
         func fail(_ rule: String) -> ValidationError {
@@ -46,7 +52,9 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
         let domain = String(parts[1]).lowercased()
 
         guard !local.isEmpty else { throw fail("the part before @ is empty") }
-        guard local.utf8.count <= 64 else { throw ValidationError(.tooLong, "the part before @ is longer than 64 octets", fieldPath: "email") }
+        guard local.utf8.count <= 64 else {
+            throw ValidationError(.tooLong, "the part before @ is longer than 64 octets", fieldPath: "email")
+        }
         for run in local.split(separator: ".", omittingEmptySubsequences: false) {
             guard !run.isEmpty else { throw fail("the part before @ has a leading, trailing or double dot") }
             for scalar in run.unicodeScalars where !Self.atext.contains(scalar) {
@@ -61,11 +69,16 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
         var asciiLabels: [String] = []
         for label in labels {
             guard !label.isEmpty else { throw fail("the domain has an empty label") }
-            guard !label.hasPrefix("-"), !label.hasSuffix("-") else { throw fail("a domain label starts or ends with a hyphen") }
+            guard !label.hasPrefix("-"), !label.hasSuffix("-") else {
+                throw fail("a domain label starts or ends with a hyphen")
+            }
             for scalar in label.unicodeScalars {
-                let allowed = scalar.isASCII
+                let allowed =
+                    scalar.isASCII
                     ? (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-")
-                    : (scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .spacingMark)
+                    : (scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                        || scalar.properties.generalCategory == .nonspacingMark
+                        || scalar.properties.generalCategory == .spacingMark)
                 guard allowed else { throw fail("the domain has a character domains cannot contain") }
             }
             // A label whose A-label can fit in 63 octets has at most 59 code points.
@@ -76,7 +89,9 @@ public struct EmailAddress: Hashable, Sendable, CustomStringConvertible {
         }
         guard let top = labels.last, !top.allSatisfy(\.isNumber) else { throw fail("the top-level domain is numeric") }
         let asciiDomain = asciiLabels.joined(separator: ".")
-        guard asciiDomain.count <= 253 else { throw ValidationError(.tooLong, "the domain is longer than 253 octets", fieldPath: "email") }
+        guard asciiDomain.count <= 253 else {
+            throw ValidationError(.tooLong, "the domain is longer than 253 octets", fieldPath: "email")
+        }
         guard local.utf8.count + 1 + asciiDomain.count <= 254 else {
             throw ValidationError(.tooLong, "the address is longer than 254 octets", fieldPath: "email")
         }

@@ -30,7 +30,9 @@ enum Punycode {
         let basic = output.unicodeScalars.count
         var handled = basic
         if basic > 0 { output.append("-") }
-        var n = Self.initialN, delta = 0, bias = Self.initialBias
+        var n = Self.initialN
+        var delta = 0
+        var bias = Self.initialBias
         while handled < input.count {
             guard let next = input.map({ Int($0.value) }).filter({ $0 >= n }).min() else { return nil }
             let (product, overflow) = (next - n).multipliedReportingOverflow(by: handled + 1)
@@ -41,7 +43,8 @@ enum Punycode {
                 let value = Int(scalar.value)
                 if value < n { delta += 1 }
                 if value == n {
-                    var q = delta, k = Self.base
+                    var q = delta
+                    var k = Self.base
                     while true {
                         let t = k <= bias ? Self.tMin : (k >= bias + Self.tMax ? Self.tMax : k - bias)
                         if q < t { break }

@@ -94,7 +94,9 @@ public struct ResponseValidator: Sendable {
     /// Checks a value against constraints.
     public mutating func check<Value>(_ value: Value, _ field: String, _ constraints: Constraint<Value>...) {
         for constraint in constraints where !constraint.holds(for: value) {
-            self.violations.append(ValidationError(.constraintViolated, "must be \(constraint.rule)", fieldPath: self.pathText(field)))
+            self.violations.append(
+                ValidationError(.constraintViolated, "must be \(constraint.rule)", fieldPath: self.pathText(field))
+            )
         }
     }
 
@@ -102,7 +104,9 @@ public struct ResponseValidator: Sendable {
     public mutating func check<Value>(_ value: Value?, _ field: String, _ constraints: Constraint<Value>...) {
         guard let value else { return }
         for constraint in constraints where !constraint.holds(for: value) {
-            self.violations.append(ValidationError(.constraintViolated, "must be \(constraint.rule)", fieldPath: self.pathText(field)))
+            self.violations.append(
+                ValidationError(.constraintViolated, "must be \(constraint.rule)", fieldPath: self.pathText(field))
+            )
         }
     }
 
@@ -118,7 +122,11 @@ public struct ResponseValidator: Sendable {
         for (index, value) in values.enumerated() {
             for constraint in constraints where !constraint.holds(for: value) {
                 self.violations.append(
-                    ValidationError(.constraintViolated, "must be \(constraint.rule)", fieldPath: self.pathText("\(field)[\(index)]"))
+                    ValidationError(
+                        .constraintViolated,
+                        "must be \(constraint.rule)",
+                        fieldPath: self.pathText("\(field)[\(index)]")
+                    )
                 )
             }
         }

@@ -35,7 +35,9 @@ public struct TextInput: Sendable {
     ///   (`invalidCharacters`): "e" followed by 100,000 combining marks is one grapheme, and
     ///   would otherwise pass a 64-character limit.
     public func sanitize(_ text: String, field: String) throws(ValidationError) -> String {
-        let (maximumBytes, overflow) = self.length.upperBound.multipliedReportingOverflow(by: Self.maximumScalarsPerCharacter * 4)
+        let (maximumBytes, overflow) = self.length.upperBound.multipliedReportingOverflow(
+            by: Self.maximumScalarsPerCharacter * 4
+        )
         if !overflow, text.utf8.count > maximumBytes {
             throw ValidationError(.tooLong, "at most \(self.length.upperBound) characters", fieldPath: field)
         }
@@ -78,7 +80,8 @@ public struct TextInput: Sendable {
         case 0x00...0x1F, 0x7F...0x9F: return false
         case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: return false
         case 0x2028, 0x2029, 0xFEFF: return false
-        default: return scalar.properties.generalCategory != .unassigned && scalar.properties.generalCategory != .privateUse
+        default:
+            return scalar.properties.generalCategory != .unassigned && scalar.properties.generalCategory != .privateUse
         }
     }
 }

@@ -18,7 +18,8 @@ extension ReferenceResponder {
     /// `/echo/**`: the request as the server saw it. The `Authorization` value is never echoed.
     func echo(_ exchange: Exchange) -> Response {
         let rest = exchange.rawPath.dropFirst("/echo".count).drop { $0 == "/" }
-        let segments = rest.isEmpty
+        let segments =
+            rest.isEmpty
             ? []
             : rest.split(separator: "/", omittingEmptySubsequences: false).map {
                 ReferenceHTTP.percentDecode($0, plusIsSpace: false)
@@ -66,7 +67,12 @@ extension ReferenceResponder {
         }
         let attempt = self.state.nextFlakyAttempt(for: key)
         guard attempt > failures else {
-            return Self.failure(HTTPResponse.Status(code: status), retryAfter: retryAfter, defaultRetryAfter: false, attempts: attempt)
+            return Self.failure(
+                HTTPResponse.Status(code: status),
+                retryAfter: retryAfter,
+                defaultRetryAfter: false,
+                attempts: attempt
+            )
         }
         return ReferenceHTTP.json(.ok, ["attempts": attempt])
     }

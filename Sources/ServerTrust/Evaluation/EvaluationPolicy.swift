@@ -1,7 +1,6 @@
+import Foundation
 import SwiftASN1
 import X509
-
-import Foundation
 
 /// The policy ServerTrust hands to swift-certificates' `Verifier`: RFC 5280, the certificate
 /// profile (Web PKI or private PKI) and ATS's certificate rules, in one value that remembers
@@ -47,7 +46,13 @@ struct EvaluationPolicy: VerifierPolicy {
     /// app's own anchors are in use, so it could be chosen).
     let hintsPrivateProfile: Bool
 
-    init(host: String, now: Date, rules: CertificateRules, anchors: TrustAnchors, configuration: ServerTrust.Configuration) {
+    init(
+        host: String,
+        now: Date,
+        rules: CertificateRules,
+        anchors: TrustAnchors,
+        configuration: ServerTrust.Configuration
+    ) {
         // A chain that may end at a system root is held to the Web PKI profile whatever was asked.
         let profile: CertificateProfile = anchors.includesSystemRoots ? .webPKI : anchors.profile
         self.budget = ValidationBudgetPolicy(

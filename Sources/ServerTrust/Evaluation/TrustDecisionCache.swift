@@ -157,11 +157,22 @@ extension ServerTrust {
         now: Date = Date(),
         cache: TrustDecisionCache
     ) async -> TrustDecision {
-        if let hit = cache.lookup(presentedChain: presentedChain, requirements: requirements, configuration: self.configuration, now: now) {
+        if let hit = cache.lookup(
+            presentedChain: presentedChain,
+            requirements: requirements,
+            configuration: self.configuration,
+            now: now
+        ) {
             return hit.decision
         }
         let decision = await self.evaluate(presentedChain: presentedChain, requirements: requirements, now: now)
-        cache.record(decision, presentedChain: presentedChain, requirements: requirements, configuration: self.configuration, now: now)
+        cache.record(
+            decision,
+            presentedChain: presentedChain,
+            requirements: requirements,
+            configuration: self.configuration,
+            now: now
+        )
         return decision
     }
 }

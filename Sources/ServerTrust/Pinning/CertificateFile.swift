@@ -1,7 +1,6 @@
-public import X509
-import SwiftASN1
-
 import Foundation
+import SwiftASN1
+public import X509
 
 /// Certificates read from a PEM or DER file, with what `securenet pins` prints for each.
 public struct CertificateFile: Sendable {

@@ -26,7 +26,9 @@ struct IPAddress: Hashable, Sendable {
     /// Whether a URL parser must read the host as an IPv4 address (WHATWG URL §3.5 "ends in a
     /// number"): its last label is decimal digits or `0x` and hexadecimal digits.
     static func endsInANumber(_ host: String) -> Bool {
-        guard let last = host.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else { return false }
+        guard let last = host.split(separator: ".", omittingEmptySubsequences: false).last, !last.isEmpty else {
+            return false
+        }
         if last.allSatisfy({ $0.isASCII && $0.isNumber }) { return true }
         guard last.hasPrefix("0x") || last.hasPrefix("0X") else { return false }
         return last.dropFirst(2).allSatisfy(\.isHexDigit)

@@ -1,8 +1,7 @@
 import Crypto
-public import X509
-import SwiftASN1
-
 public import Foundation
+import SwiftASN1
+public import X509
 
 /// A public-key pin: the SHA-256 digest of a certificate's SubjectPublicKeyInfo DER.
 ///

@@ -77,7 +77,12 @@ public struct PinSet: Hashable, Sendable {
     /// - Throws: ``ServerTrustError/Code/invalidPin`` when both are empty, and
     ///   ``ServerTrustError/Code/missingBackupPin`` when an enforced set has fewer than two
     ///   distinct pins in a group it has.
-    public init(certificateAuthorityPins: [Pin], leafPins: [Pin], expiration: Date? = nil, mode: Mode = .enforce) throws(ServerTrustError) {
+    public init(
+        certificateAuthorityPins: [Pin],
+        leafPins: [Pin],
+        expiration: Date? = nil,
+        mode: Mode = .enforce
+    ) throws(ServerTrustError) {
         var groups: [(Scope, [Pin])] = []
         if !certificateAuthorityPins.isEmpty { groups.append((.certificateAuthority, certificateAuthorityPins)) }
         if !leafPins.isEmpty { groups.append((.leaf, leafPins)) }

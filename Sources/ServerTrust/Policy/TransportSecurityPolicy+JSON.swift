@@ -71,7 +71,11 @@ func readFile(_ path: String, what: String) throws(ServerTrustError) -> Data {
 enum JSONValue: Decodable {
     /// The JSON text in `data`.
     /// - Throws: a ServerTrustError with `code`, at key path `$`, when it is not JSON.
-    static func parse(_ data: Data, failing code: ServerTrustError.Code, what: String) throws(ServerTrustError) -> JSONValue {
+    static func parse(
+        _ data: Data,
+        failing code: ServerTrustError.Code,
+        what: String
+    ) throws(ServerTrustError) -> JSONValue {
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
@@ -138,7 +142,8 @@ private struct PolicyReader {
     ]
     static let transparencyKeys: Set<String> = ["policy", "maximumLogListAgeDays"]
     static let exceptionKeys: Set<String> = [
-        "includesSubdomains", "minimumTLSVersion", "requiresForwardSecrecy", "allowsInsecureHTTPLoads", "pins", "cipherSuites",
+        "includesSubdomains", "minimumTLSVersion", "requiresForwardSecrecy", "allowsInsecureHTTPLoads", "pins",
+        "cipherSuites",
         "requiresCertificateTransparency",
     ]
     static let pinSetKeys: Set<String> = ["pins", "caPins", "leafPins", "expiration", "reportOnly"]
@@ -147,8 +152,14 @@ private struct PolicyReader {
         ServerTrustError(.invalidPolicyFile, "\(path): \(reason)", keyPath: path)
     }
 
-    func object(_ value: JSONValue, _ path: String, allowed: Set<String>) throws(ServerTrustError) -> [String: JSONValue] {
-        guard case .object(let fields) = value else { throw self.fail(path, "expected an object, found \(value.typeName)") }
+    func object(
+        _ value: JSONValue,
+        _ path: String,
+        allowed: Set<String>
+    ) throws(ServerTrustError) -> [String: JSONValue] {
+        guard case .object(let fields) = value else {
+            throw self.fail(path, "expected an object, found \(value.typeName)")
+        }
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw self.fail(path + "." + unknown, "unknown key (allowed: \(allowed.sorted().joined(separator: ", ")))")
         }
@@ -192,7 +203,10 @@ private struct PolicyReader {
             let settings = try self.object(value, path, allowed: Self.transparencyKeys)
             if let name = try self.string(settings, "policy", path) {
                 guard let ctPolicy = CertificateTransparencyPolicy(name) else {
-                    throw self.fail(path + ".policy", "unknown CT policy '\(name.prefix(40))': use \"apple\" or \"chrome\"")
+                    throw self.fail(
+                        path + ".policy",
+                        "unknown CT policy '\(name.prefix(40))': use \"apple\" or \"chrome\""
+                    )
                 }
                 policy.certificateTransparency.policy = ctPolicy
             }
@@ -215,7 +229,9 @@ private struct PolicyReader {
                 } catch {
                     throw self.fail(path, error.message)
                 }
-                guard !domain.contains("*") else { throw self.fail(path, "an exception domain has no wildcard; use includesSubdomains") }
+                guard !domain.contains("*") else {
+                    throw self.fail(path, "an exception domain has no wildcard; use includesSubdomains")
+                }
                 policy.setException(try self.exception(domains[domain]!, path), for: domain)
             }
         }
@@ -254,7 +270,10 @@ private struct PolicyReader {
     func cipherSuites(_ fields: [String: JSONValue], _ path: String) throws(ServerTrustError) -> CipherSuitePolicy {
         guard let name = try self.string(fields, "cipherSuites", path) else { return .aeadOnly }
         guard let policy = CipherSuitePolicy(name) else {
-            throw self.fail(path + ".cipherSuites", "unknown cipher suite list '\(name.prefix(40))': use \"aead\" or \"ats\"")
+            throw self.fail(
+                path + ".cipherSuites",
+                "unknown cipher suite list '\(name.prefix(40))': use \"aead\" or \"ats\""
+            )
         }
         return policy
     }
@@ -263,9 +282,14 @@ private struct PolicyReader {
         let fields = try self.object(value, path, allowed: Self.pinSetKeys)
         let scoped = fields["caPins"] != nil || fields["leafPins"] != nil
         if scoped, fields["pins"] != nil {
-            throw self.fail(path + ".pins", "give pins (any certificate of the chain), or caPins and/or leafPins (as ATS's NSPinnedDomains), not both")
+            throw self.fail(
+                path + ".pins",
+                "give pins (any certificate of the chain), or caPins and/or leafPins (as ATS's NSPinnedDomains), not both"
+            )
         }
-        guard scoped || fields["pins"] != nil else { throw self.fail(path + ".pins", "missing: a pin set needs its pins") }
+        guard scoped || fields["pins"] != nil else {
+            throw self.fail(path + ".pins", "missing: a pin set needs its pins")
+        }
         let pins = try self.pinList(fields, "pins", path)
         let caPins = try self.pinList(fields, "caPins", path)
         let leafPins = try self.pinList(fields, "leafPins", path)
@@ -279,7 +303,14 @@ private struct PolicyReader {
         let reportOnly = try self.bool(fields, "reportOnly", path) ?? false
         let mode: PinSet.Mode = reportOnly ? .reportOnly : .enforce
         do {
-            if scoped { return try PinSet(certificateAuthorityPins: caPins, leafPins: leafPins, expiration: expiration, mode: mode) }
+            if scoped {
+                return try PinSet(
+                    certificateAuthorityPins: caPins,
+                    leafPins: leafPins,
+                    expiration: expiration,
+                    mode: mode
+                )
+            }
             return try PinSet(pins: pins, expiration: expiration, mode: mode)
         } catch {
             throw self.fail(path + (scoped ? "" : ".pins"), error.message)

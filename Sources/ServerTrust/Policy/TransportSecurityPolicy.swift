@@ -159,21 +159,29 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     /// The settings that weaken transport security, one sentence each, for a transport to log loudly.
     public var securityWarnings: [String] {
         var warnings: [String] = []
-        if self.allowsArbitraryLoads { warnings.append("allowsArbitraryLoads: plain HTTP is allowed to every host without an exception") }
+        if self.allowsArbitraryLoads {
+            warnings.append("allowsArbitraryLoads: plain HTTP is allowed to every host without an exception")
+        }
         if self.minimumTLSVersion < .v1_2 { warnings.append("minimumTLSVersion is \(self.minimumTLSVersion)") }
         if !self.requiresForwardSecrecy { warnings.append("forward secrecy is not required") }
         if self.certificateRules != .default { warnings.append("certificate rules are weaker than ATS's") }
-        if let list = self.certificateTransparency.logList, self.requiresCertificateTransparency || self.exceptionDomains.values.contains(where: { $0.requiresCertificateTransparency == true }),
+        if let list = self.certificateTransparency.logList,
+            self.requiresCertificateTransparency
+                || self.exceptionDomains.values.contains(where: { $0.requiresCertificateTransparency == true }),
             let expiry = self.certificateTransparency.logListExpiry, expiry < Date()
         {
-            warnings.append("the CT log list of \(ISO8601DateFormatter().string(from: list.timestamp)) is stale: CT is not enforced")
+            warnings.append(
+                "the CT log list of \(ISO8601DateFormatter().string(from: list.timestamp)) is stale: CT is not enforced"
+            )
         }
         for (domain, exception) in self.exceptionDomains.sorted(by: { $0.key < $1.key }) {
             if exception.allowsInsecureHTTPLoads { warnings.append("\(domain): plain HTTP is allowed") }
             if let version = exception.minimumTLSVersion, version < .v1_2 {
                 warnings.append("\(domain): minimum TLS version is \(version)")
             }
-            if exception.requiresForwardSecrecy == false { warnings.append("\(domain): forward secrecy is not required") }
+            if exception.requiresForwardSecrecy == false {
+                warnings.append("\(domain): forward secrecy is not required")
+            }
             if exception.cipherSuites == .ats { warnings.append("\(domain): ATS's CBC cipher suites are offered") }
         }
         return warnings

@@ -35,7 +35,9 @@ public struct AnchorProfilePolicy: ChainRule, Sendable {
 
     /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
     public func check(certificates: [Certificate]) -> ServerTrustError? {
-        guard let index = certificates.anchorIndex, self.appSuppliedAnchors.contains(certificates[index]) else { return nil }
+        guard let index = certificates.anchorIndex, self.appSuppliedAnchors.contains(certificates[index]) else {
+            return nil
+        }
         let anchor = certificates[index]
         guard let problem = Self.problem(anchor) else { return nil }
         return ServerTrustError(.certificateProfileViolation, "the anchor (\(anchor.subjectText)) \(problem)")

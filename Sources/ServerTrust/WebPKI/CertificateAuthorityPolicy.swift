@@ -38,7 +38,10 @@ public struct CertificateAuthorityPolicy: ChainRule, Sendable {
             do {
                 isCA = try certificate.basicConstraintsIsCA
             } catch {
-                return ServerTrustError(.chainPolicyViolation, "the basic constraints of the \(role) (\(certificate.subjectText)) are malformed")
+                return ServerTrustError(
+                    .chainPolicyViolation,
+                    "the basic constraints of the \(role) (\(certificate.subjectText)) are malformed"
+                )
             }
             if index == 0 {
                 if isCA == true {
@@ -69,7 +72,8 @@ public struct CertificateAuthorityPolicy: ChainRule, Sendable {
                     "the basic constraints of the \(role) (\(certificate.subjectText)) are not critical (RFC 5280 §4.2.1.9)"
                 )
             }
-            if case .some(.isCertificateAuthority(maxPathLength: .some(let limit))) = try? certificate.extensions.basicConstraints,
+            if case .some(.isCertificateAuthority(maxPathLength: .some(let limit))) = try? certificate.extensions
+                .basicConstraints,
                 intermediatesBelow > limit
             {
                 return ServerTrustError(

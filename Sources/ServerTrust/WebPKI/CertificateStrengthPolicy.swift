@@ -1,6 +1,6 @@
+import Crypto
 public import SwiftASN1
 public import X509
-import Crypto
 import _CryptoExtras
 
 /// Keys and signatures must be strong enough: App Transport Security's certificate rules.

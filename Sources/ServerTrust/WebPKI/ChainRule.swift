@@ -18,7 +18,8 @@ extension ChainRule {
     }
 
     /// Runs ``check(certificates:)`` and turns a failure into the verifier's reason text.
-    public mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+    public mutating func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult
+    {
         guard let failure = self.check(certificates: Array(chain)) else { return .meetsPolicy }
         let text = failure.description
         return .failsToMeetPolicy(reason: text)

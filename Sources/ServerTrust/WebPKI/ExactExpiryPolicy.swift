@@ -1,7 +1,6 @@
+public import Foundation
 public import SwiftASN1
 public import X509
-
-public import Foundation
 
 /// Validity periods checked at the exact validation time.
 ///

@@ -34,7 +34,9 @@ public struct KeyIdentifierPolicy: ChainRule, Sendable {
     }
 
     static func problem(_ certificate: Certificate) -> String? {
-        guard let (aki, ski) = try? certificate.keyIdentifiers else { return "has a malformed key identifier extension" }
+        guard let (aki, ski) = try? certificate.keyIdentifiers else {
+            return "has a malformed key identifier extension"
+        }
         if let ext = certificate.extensions[oid: .X509ExtensionID.authorityKeyIdentifier], ext.critical {
             return "has a critical authorityKeyIdentifier (RFC 5280 §4.2.1.1)"
         }
@@ -42,14 +44,18 @@ public struct KeyIdentifierPolicy: ChainRule, Sendable {
             return "has a critical subjectKeyIdentifier (RFC 5280 §4.2.1.2)"
         }
         if let aki {
-            if aki.keyIdentifier == nil { return "has an authorityKeyIdentifier without keyIdentifier (BR §7.1.2.11.1)" }
+            if aki.keyIdentifier == nil {
+                return "has an authorityKeyIdentifier without keyIdentifier (BR §7.1.2.11.1)"
+            }
             if aki.authorityCertIssuer != nil || aki.authorityCertSerialNumber != nil {
-                return "has an authorityKeyIdentifier with authorityCertIssuer or authorityCertSerialNumber (BR §7.1.2.11.1)"
+                return
+                    "has an authorityKeyIdentifier with authorityCertIssuer or authorityCertSerialNumber (BR §7.1.2.11.1)"
             }
             // The signature is checked only on this rare path: a self-issued certificate whose AKI
             // is not its SKI is a key rollover (fine) unless it signed itself.
             if certificate.isSelfIssued, let ski, aki.keyIdentifier != ski.keyIdentifier, certificate.isSelfSigned {
-                return "is self-signed but its authorityKeyIdentifier differs from its subjectKeyIdentifier (BR §7.1.2.1.3)"
+                return
+                    "is self-signed but its authorityKeyIdentifier differs from its subjectKeyIdentifier (BR §7.1.2.1.3)"
             }
         } else if !certificate.isSelfIssued || !certificate.isSelfSigned {
             return "has no authorityKeyIdentifier (RFC 5280 §4.2.1.1)"

@@ -26,7 +26,8 @@ public struct PublicSuffixList: Hashable, Sendable {
     /// Lists are equal when they hold the same rules.
     public static func == (lhs: PublicSuffixList, rhs: PublicSuffixList) -> Bool {
         lhs.storage === rhs.storage
-            || (lhs.rules == rhs.rules && lhs.wildcardParents == rhs.wildcardParents && lhs.exceptions == rhs.exceptions)
+            || (lhs.rules == rhs.rules && lhs.wildcardParents == rhs.wildcardParents
+                && lhs.exceptions == rhs.exceptions)
     }
 
     /// Hashes the sizes only (hashing ten thousand rules per lookup would cost more than it saves);

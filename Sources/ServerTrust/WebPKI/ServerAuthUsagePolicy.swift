@@ -56,9 +56,12 @@ public struct ServerAuthUsagePolicy: ChainRule, Sendable {
     func leafProblem(_ leaf: Certificate, _ usage: ExtendedKeyUsage?) -> String? {
         guard self.profile.appliesBaselineRequirements else {
             guard let usage else { return nil }
-            return usage.contains(.serverAuth) || usage.contains(.any) ? nil : "is not allowed for TLS servers: its extended key usage is \(usage)"
+            return usage.contains(.serverAuth) || usage.contains(.any)
+                ? nil : "is not allowed for TLS servers: its extended key usage is \(usage)"
         }
-        guard let usage else { return "has no extended key usage; a server certificate must list serverAuth (BR §7.1.2.7.6)" }
+        guard let usage else {
+            return "has no extended key usage; a server certificate must list serverAuth (BR §7.1.2.7.6)"
+        }
         if leaf.extensions[oid: .X509ExtensionID.extendedKeyUsage]?.critical == true {
             return "has a critical extended key usage (BR §7.1.2.7.6)"
         }

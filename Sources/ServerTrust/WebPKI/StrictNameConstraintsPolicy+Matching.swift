@@ -5,7 +5,8 @@ import X509
 enum NameMatching {
     /// The name forms; only the first five can be evaluated.
     enum Kind: Equatable, CustomStringConvertible {
-        case dns, ip, uri, email, directory, other(String)
+        case dns, ip, uri, email, directory
+        case other(String)
 
         init(_ name: GeneralName) {
             switch name {
@@ -66,9 +67,13 @@ enum NameMatching {
                 }
                 return .success(.ip(bytes))
             case .uniformResourceIdentifier(let text):
-                guard let host = NameMatching.uriHost(text), let labels = NameMatching.dnsLabels(host, allowsWildcard: false) else {
+                guard let host = NameMatching.uriHost(text),
+                    let labels = NameMatching.dnsLabels(host, allowsWildcard: false)
+                else {
                     return .failure(
-                        Problem(reason: "the URI \(text.debugDescription) has no host name to check (RFC 5280 §4.2.1.10)")
+                        Problem(
+                            reason: "the URI \(text.debugDescription) has no host name to check (RFC 5280 §4.2.1.10)"
+                        )
                     )
                 }
                 return .success(.uri(host: labels))
@@ -157,7 +162,9 @@ enum NameMatching {
                     if depth < name.count, self.strictlyBelow.contains(domain) { return true }
                 }
                 // Some name `*.example.com` stands for is `bar.example.com` itself.
-                if isWildcard, !everyInstance, name.count > 1, self.parents.contains(Self.text(name[..<(name.count - 1)])) {
+                if isWildcard, !everyInstance, name.count > 1,
+                    self.parents.contains(Self.text(name[..<(name.count - 1)]))
+                {
                     return true
                 }
                 return false
@@ -167,7 +174,8 @@ enum NameMatching {
             func containsHost(_ host: [Substring]) -> Bool {
                 if self.all { return true }
                 if self.domains.contains(Self.text(host[...])) { return true }
-                for depth in stride(from: 1, to: host.count, by: 1) where self.strictlyBelow.contains(Self.text(host[..<depth])) {
+                for depth in stride(from: 1, to: host.count, by: 1)
+                where self.strictlyBelow.contains(Self.text(host[..<depth])) {
                     return true
                 }
                 return false
@@ -204,7 +212,12 @@ enum NameMatching {
                 case .uniformResourceIdentifier(let text):
                     if let domain = DomainSubtree(text) { self.uri.insert(domain) }
                 case .rfc822Name(let text):
-                    if let at = text.lastIndex(of: "@"), let domain = NameMatching.dnsLabels(String(text[text.index(after: at)...]), allowsWildcard: false) {
+                    if let at = text.lastIndex(of: "@"),
+                        let domain = NameMatching.dnsLabels(
+                            String(text[text.index(after: at)...]),
+                            allowsWildcard: false
+                        )
+                    {
                         self.mailboxes.insert(String(text[..<at]) + "@" + Domains.text(domain[...]))
                     } else if let domain = DomainSubtree(text) {
                         self.emailDomains.insert(domain)
@@ -214,7 +227,15 @@ enum NameMatching {
                     let half = bytes.count / 2
                     let address = NameMatching.integer(Array(bytes.prefix(half)))
                     let mask = NameMatching.integer(Array(bytes.suffix(half)))
-                    self.ranges.append(Range(isIPv4: half == 4, high: address.high, low: address.low, maskHigh: mask.high, maskLow: mask.low))
+                    self.ranges.append(
+                        Range(
+                            isIPv4: half == 4,
+                            high: address.high,
+                            low: address.low,
+                            maskHigh: mask.high,
+                            maskLow: mask.low
+                        )
+                    )
                 case .directoryName(let name):
                     self.directories.append(NameMatching.normalised(name))
                 default:
@@ -235,10 +256,14 @@ enum NameMatching {
                 return self.dns.containsDNS(labels, everyInstance: everyInstance)
             case .ip(let bytes):
                 let address = NameMatching.integer(bytes)
-                if self.ranges.contains(where: { $0.contains((bytes.count == 4, address.high, address.low)) }) { return true }
+                if self.ranges.contains(where: { $0.contains((bytes.count == 4, address.high, address.low)) }) {
+                    return true
+                }
                 // An IPv4-mapped IPv6 name is also the IPv4 address: never let it slip past an
                 // excluded IPv4 range.
-                if !everyInstance, bytes.count == 16, bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF]) {
+                if !everyInstance, bytes.count == 16,
+                    bytes.prefix(12).elementsEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF])
+                {
                     let v4 = NameMatching.integer(Array(bytes.suffix(4)))
                     return self.ranges.contains(where: { $0.contains((true, v4.high, v4.low)) })
                 }
@@ -308,7 +333,12 @@ enum NameMatching {
                 return
             }
             let strictlyBelow = text.hasPrefix(".")
-            guard let labels = NameMatching.dnsLabels(strictlyBelow ? String(text.dropFirst()) : text, allowsWildcard: false) else {
+            guard
+                let labels = NameMatching.dnsLabels(
+                    strictlyBelow ? String(text.dropFirst()) : text,
+                    allowsWildcard: false
+                )
+            else {
                 return nil
             }
             self.labels = labels

@@ -36,14 +36,18 @@ public struct StrictNameConstraintsPolicy: ChainRule, Sendable {
     public func check(certificates: [Certificate]) -> ServerTrustError? {
         let leaf = certificates[0]
         if leaf.extensions[oid: .X509ExtensionID.nameConstraints] != nil {
-            return Self.violation("the leaf (\(leaf.subjectText)) carries name constraints, which only a CA certificate may")
+            return Self.violation(
+                "the leaf (\(leaf.subjectText)) carries name constraints, which only a CA certificate may"
+            )
         }
         for issuerIndex in certificates.indices.dropFirst() {
             let issuer = certificates[issuerIndex]
             guard let ext = issuer.extensions[oid: .X509ExtensionID.nameConstraints] else { continue }
             let role = certificates.role(issuerIndex)
             if !ext.critical {
-                return Self.violation("the name constraints of the \(role) (\(issuer.subjectText)) are not critical (RFC 5280 §4.2.1.10)")
+                return Self.violation(
+                    "the name constraints of the \(role) (\(issuer.subjectText)) are not critical (RFC 5280 §4.2.1.10)"
+                )
             }
             let constraints: Constraints
             do {
