@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         // securenet audit parses Swift sources (602.0.0 built as fast as 600.0.1 here, 603.0.1 slower).
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
+        // `swift package generate-documentation`: the DocC catalogs of the public modules.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .target(
