@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Foundation
 public import HTTPTypes
 public import Logging
@@ -31,8 +32,8 @@ public struct HTTPTransportConfiguration: Sendable {
     /// Called with the report of every pin mismatch, enforced or report-only.
     public var pinValidationReporter: (@Sendable (PinValidationReport) -> Void)?
     /// Called with the Certificate Transparency report of every handshake with a host that
-    /// requires CT and was not found compliant: refused (``CertificateTransparencyReport/Result/notCompliant``)
-    /// or let through because the log list is stale (``CertificateTransparencyReport/Result/notEnforcedStaleLogList``).
+    /// requires CT and was not found compliant: refused (`CertificateTransparencyReport.Result.notCompliant`)
+    /// or let through because the log list is stale (`CertificateTransparencyReport.Result.notEnforcedStaleLogList`).
     public var transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)?
     /// Called after every TLS handshake's trust decision of `NIOHTTPTransport` (a cached one
     /// included) with the chain the server presented: for tools that show what a server serves
@@ -56,6 +57,13 @@ public struct HTTPTransportConfiguration: Sendable {
     /// (the default) connects directly. Trust is decided as for a direct connection: the proxy
     /// sees only encrypted bytes. See ``HTTPProxy``.
     public var proxy: HTTPProxy?
+    /// Where `NIOHTTPTransport` reports swift-metrics counters and timers: connections opened
+    /// (by protocol) and their setup time, TLS handshakes (by result), trust evaluations (by
+    /// decision-cache hit or miss), trust failures (by ServerTrust code), pin mismatches (enforced
+    /// or report-only), and requests with their duration (by status class). Nil (the default)
+    /// uses `MetricsSystem.factory`, which records nothing until the app bootstraps a backend.
+    /// Dimensions never carry a host, a path or a credential.
+    public var metricsFactory: (any MetricsFactory)?
 
     /// Which HTTP versions a transport offers in TLS's ALPN.
     public struct HTTPVersions: Hashable, Sendable, CustomStringConvertible {

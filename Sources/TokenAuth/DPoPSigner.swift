@@ -10,7 +10,7 @@ import SecureStorage
 ///
 /// Share one signer between the token endpoint (``OAuthTokenEndpoint``, whose tokens then come
 /// back bound to the key, `token_type: DPoP`) and the requests that use the tokens
-/// (`SecureAPIClient`, or ``HTTPRequestOptions/Credential/proof`` on a transport of your own).
+/// (`SecureAPIClient`, or `HTTPRequestOptions.Credential.proof` on a transport of your own).
 public final class DPoPSigner: Sendable, CustomStringConvertible {
     /// The key the proofs are signed with.
     public let key: DPoPKey

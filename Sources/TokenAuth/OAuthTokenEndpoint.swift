@@ -3,7 +3,7 @@ import HTTPTypes
 import HTTPTypesFoundation
 public import SecureHTTP
 
-/// An OAuth 2 token endpoint (RFC 6749) reached through an ``HTTPTransport``: the refresh-token,
+/// An OAuth 2 token endpoint (RFC 6749) reached through an `HTTPTransport`: the refresh-token,
 /// password and client-credentials grants, with RFC 6749 §5.2 errors parsed into
 /// ``TokenAuthError``.
 ///

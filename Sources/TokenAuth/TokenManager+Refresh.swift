@@ -85,12 +85,15 @@ extension TokenManager {
             self.bundle = adopted
             self.unsaved = false
             self.publish(adopted)
+            self.metrics.refreshEnded(.adopted)
             return adopted
         }
         let response: TokenResponse
+        let asked = ContinuousClock.now
         do {
             response = try await self.refresher.refresh(using: refreshToken)
         } catch {
+            self.metrics.refreshEnded(error.isTerminal ? .refused : .failed, endpointTime: asked.duration(to: .now))
             if error.isTerminal, self.generation == generation {
                 await self.endSession(.refreshRejected)
             }
@@ -99,6 +102,7 @@ extension TokenManager {
             }
             throw error
         }
+        self.metrics.refreshEnded(.success, endpointTime: asked.duration(to: .now))
         guard self.generation == generation else {
             throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
         }
@@ -185,6 +189,7 @@ extension TokenManager {
         // the old bundle, whose refresh token the server has refused, and ends it again.
         try? await self.store.removeValue(forKey: self.configuration.storageKey)
         if hadSession {
+            self.metrics.signedOut(reason)
             self.eventSink.yield(.signedOut(reason))
         }
         // A refresh token the server refused, or never had, needs no revocation.

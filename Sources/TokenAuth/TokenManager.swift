@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Foundation
 public import SecureStorage
 
@@ -42,14 +43,19 @@ public actor TokenManager {
         /// longer is abandoned. Default 5 seconds.
         public var revocationTimeout: Duration
         /// How long a refresh waits for the store's cross-process lock
-        /// (``SecureStore/lockAcrossProcesses(timeout:)``) while another process that shares the
+        /// (`SecureStore.lockAcrossProcesses(timeout:)`) while another process that shares the
         /// store refreshes. Under the lock the stored bundle is read again: a bundle another
         /// process refreshed meanwhile is used as it is, so processes sharing a session never
         /// both spend one refresh token (which rotation with reuse detection would punish by
         /// signing the user out). On timeout the refresh fails with
-        /// ``TokenAuthError/Code/storageFailure`` (``SecureStoreError/Code/lockTimeout``) and
+        /// ``TokenAuthError/Code/storageFailure`` (`SecureStoreError.Code.lockTimeout`) and
         /// the tokens are kept. Default 10 seconds.
         public var crossProcessLockTimeout: Duration
+        /// Where the manager reports swift-metrics counters: refreshes by outcome (`success`,
+        /// `adopted`, `refused`, `failed`) with the endpoint's time, and sign-outs by reason. Nil
+        /// (the default) uses `MetricsSystem.factory`, which records nothing until the app
+        /// bootstraps a backend.
+        public var metricsFactory: (any MetricsFactory)?
 
         /// Creates a configuration.
         public init(
@@ -79,6 +85,7 @@ public actor TokenManager {
     let store: any SecureStore
     let refresher: any TokenRefresher
     let configuration: Configuration
+    let metrics: TokenMetrics
     let now: @Sendable () -> Date
     let eventSink: AsyncStream<TokenEvent>.Continuation
 
@@ -119,6 +126,7 @@ public actor TokenManager {
         self.store = store
         self.refresher = refresher
         self.configuration = configuration
+        self.metrics = TokenMetrics(factory: configuration.metricsFactory)
         self.now = now
         (self.events, self.eventSink) = AsyncStream.makeStream(of: TokenEvent.self)
     }
@@ -233,7 +241,7 @@ public actor TokenManager {
     /// The access token to put on a request that is about to be written, without waiting: the
     /// token most recently handed out, or nil when there is no session.
     ///
-    /// A transport calls it (through ``HTTPRequestOptions/credential``) when a request has its
+    /// A transport calls it (through `HTTPRequestOptions.credential`) when a request has its
     /// connection, so a request that waited in a queue while the token was refreshed carries the
     /// new one. It never waits, so it can run where waiting for a connection would deadlock.
     ///

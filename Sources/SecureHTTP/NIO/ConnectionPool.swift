@@ -7,6 +7,12 @@ import ServerTrust
 /// Counters a transport keeps for tests and benchmarks.
 final class TransportCounters: Sendable {
     private let box = NIOLockedValueBox(NIOHTTPTransport.Statistics())
+    /// The same events, and more, for swift-metrics.
+    let metrics: TransportMetrics
+
+    init(metrics: TransportMetrics = TransportMetrics(factory: nil)) {
+        self.metrics = metrics
+    }
 
     func increment(_ field: WritableKeyPath<NIOHTTPTransport.Statistics, Int>) {
         self.box.withLockedValue { $0[keyPath: field] += 1 }
@@ -439,6 +445,7 @@ final class ConnectionPool: Sendable {
 
     private func open(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> PooledConnection {
         let id = self.state.withLockedValue { $0.makeID() }
+        let started = ContinuousClock.now
         let connection: PooledConnection
         do {
             try self.configuration.proxy?.validate()
@@ -480,6 +487,7 @@ final class ConnectionPool: Sendable {
                 onClose: { [weak self] in self?.idleConnectionGone(id, key: key) }
             )
         } catch {
+            self.counters.metrics.connectionFailed(error)
             let effects = self.state.withLockedValue { state in
                 var effects = Effects()
                 Self.perform(&state, state.machine.connectFailed(key), key: key, &effects)
@@ -489,6 +497,15 @@ final class ConnectionPool: Sendable {
             throw error
         }
         self.counters.increment(\.connectionsOpened)
+        if case .http2 = connection {
+            self.counters.metrics.connectionOpened(http2: true, tls: true, setup: started.duration(to: .now))
+        } else {
+            self.counters.metrics.connectionOpened(
+                http2: false,
+                tls: key.requirements.usesTLS,
+                setup: started.duration(to: .now)
+            )
+        }
         let negotiated: Machine.Negotiated
         switch connection {
         case .http1:

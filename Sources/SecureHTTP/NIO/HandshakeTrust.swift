@@ -79,6 +79,7 @@ final class HandshakeTrust: Sendable {
         ),
             let chain = hit.attachment as? NIOSSL.ValidatedCertificateChain
         {
+            self.counters.metrics.trustEvaluated(cached: true)
             self.observe(der, hit.decision)
             promise.succeed(.certificateVerified(VerificationMetadata(chain)))
             return
@@ -95,9 +96,13 @@ final class HandshakeTrust: Sendable {
     /// A full evaluation; records a rejection, and caches a trusted decision with its NIOSSL chain.
     private func evaluate(_ der: [[UInt8]]) async -> NIOSSLVerificationResultWithMetadata {
         self.counters.increment(\.trustEvaluations)
+        self.counters.metrics.trustEvaluated(cached: false)
         let now = self.now()
         let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
-        if let report = decision.pinReport { self.reporter?(report) }
+        if let report = decision.pinReport {
+            self.counters.metrics.pinMismatch(report.result)
+            self.reporter?(report)
+        }
         if let report = decision.transparencyReport, report.result != .compliant { self.transparencyReporter?(report) }
         self.observe(der, decision)
         if let failure = decision.failure {
@@ -138,6 +143,7 @@ final class HandshakeTrust: Sendable {
     }
 
     private func record(_ failure: ServerTrustError, report: PinValidationReport?) {
+        self.counters.metrics.trustFailed(failure.code)
         self.outcome.withLockedValue { $0 = (failure, report) }
     }
 

@@ -53,7 +53,7 @@ public final class NIOHTTPTransport: HTTPTransport {
     public let configuration: HTTPTransportConfiguration
     private let driver: RequestDriver
     let pool: ConnectionPool
-    private let counters = TransportCounters()
+    private let counters: TransportCounters
     private let eventLoopGroup: any EventLoopGroup
 
     /// Creates a transport.
@@ -77,6 +77,7 @@ public final class NIOHTTPTransport: HTTPTransport {
         }
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
+        self.counters = TransportCounters(metrics: TransportMetrics(factory: configuration.metricsFactory))
         self.driver = RequestDriver(configuration: configuration)
         let identity = try configuration.clientIdentity.map { identity throws(SecureHTTPError) in
             try LoadedClientIdentity(identity)
@@ -103,7 +104,33 @@ public final class NIOHTTPTransport: HTTPTransport {
         let pool = self.pool
         let counters = self.counters
         let limit = self.configuration.maximumResponseBodySize
-        return try await self.driver.send(
+        let started = ContinuousClock.now
+        do {
+            let response = try await self.exchange(
+                request,
+                body: body,
+                options: options,
+                pool: pool,
+                counters: counters,
+                limit: limit
+            )
+            counters.metrics.requestEnded(status: response.response.status.code, duration: started.duration(to: .now))
+            return response
+        } catch {
+            counters.metrics.requestEnded(status: nil, duration: started.duration(to: .now))
+            throw error
+        }
+    }
+
+    private func exchange(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions,
+        pool: ConnectionPool,
+        counters: TransportCounters,
+        limit: Int
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        try await self.driver.send(
             request,
             body: body,
             options: options,

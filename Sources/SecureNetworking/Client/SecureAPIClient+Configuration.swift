@@ -81,7 +81,7 @@ extension SecureAPIClient {
 
     /// The transport a client builds for itself.
     ///
-    /// Both enforce the same ``HTTPTransportConfiguration`` through the same portable request
+    /// Both enforce the same `HTTPTransportConfiguration` through the same portable request
     /// driver (policy before any byte is sent, header checks, redirect rules, deadline, size
     /// limit, pins); they differ in who validates the certificate path. On Apple platforms the
     /// choice is one line: `configuration.engine = .urlSession`.
@@ -93,7 +93,7 @@ extension SecureAPIClient {
 
         let kind: Kind
 
-        /// ``NIOHTTPTransport`` (SwiftNIO + NIOSSL): ServerTrust's own path validation and Web
+        /// `NIOHTTPTransport` (SwiftNIO + NIOSSL): ServerTrust's own path validation and Web
         /// PKI rules inside the handshake, identical on every platform and the transport every
         /// live test exercises. On Apple platforms it needs the policy to name its roots
         /// (`TrustAnchors.only(_:profile:)`): the system root store cannot be read there.
@@ -144,7 +144,7 @@ extension SecureAPIClient {
         ///
         /// - Parameters:
         ///   - manager: the manager.
-        ///   - dpop: the signer the manager's ``OAuthTokenEndpoint`` proves its key with, when
+        ///   - dpop: the signer the manager's `OAuthTokenEndpoint` proves its key with, when
         ///     the tokens are DPoP-bound (RFC 9449): requests then carry `Authorization: DPoP`
         ///     and a proof. Default nil (bearer tokens).
         public static func tokenManager(_ manager: TokenManager, dpop: DPoPSigner? = nil) -> Authentication {
@@ -152,7 +152,7 @@ extension SecureAPIClient {
         }
 
         /// An OAuth 2.0 token endpoint on the same API, reached through the client's own
-        /// transport (same policy and pins); the client builds the ``TokenManager``.
+        /// transport (same policy and pins); the client builds the `TokenManager`.
         ///
         /// - Parameters:
         ///   - tokenPath: the endpoint's path under the base URL. Default `oauth/token`.
@@ -161,7 +161,7 @@ extension SecureAPIClient {
         ///     after the local sign-out). Default nil.
         ///   - client: how the app identifies itself (a public client for a mobile app).
         ///   - encoding: form (RFC 6749) or JSON bodies.
-        ///   - store: where the tokens live (Keychain, ``EncryptedFileStore``).
+        ///   - store: where the tokens live (Keychain, `EncryptedFileStore`).
         ///   - configuration: refresh timing, loop guard, inactivity timeout.
         ///   - dpop: a signer to bind the tokens to its key (RFC 9449): the token endpoint gets a
         ///     proof with every grant and must answer `token_type: DPoP`; API requests carry

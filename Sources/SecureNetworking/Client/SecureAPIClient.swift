@@ -11,7 +11,7 @@ public import TokenAuth
 /// One call, end to end:
 /// 1. the path and query are percent-encoded (RFC 3986) under ``Configuration/baseURL``; the body
 ///    is encoded (JSON with snake_case keys by default); header values are checked for CR/LF;
-/// 2. for a request that ``Request/requiresAuthentication``, the ``TokenManager`` hands out a
+/// 2. for a request that ``Request/requiresAuthentication``, the `TokenManager` hands out a
 ///    valid token (one refresh at a time, ahead of expiry);
 /// 3. interceptors adapt the request; the transport enforces the policy, validates the chain and
 ///    pins in the TLS handshake, follows safe redirects and bounds the body;
@@ -53,7 +53,7 @@ public final class SecureAPIClient: Sendable {
     }
 
     /// Creates a client with its own transport, the one ``Configuration/engine`` names
-    /// (``NIOHTTPTransport`` by default); call ``shutdown()`` when done.
+    /// (`NIOHTTPTransport` by default); call ``shutdown()`` when done.
     ///
     /// - Throws: ``APIError/Code/invalidRequest`` when the base URL is not absolute `https` or
     ///   `http`, or ``APIError/Code/transportFailure`` when the transport cannot be built (a

@@ -2,8 +2,8 @@ import Foundation
 
 /// An e-mail address checked with practical RFC 5321/5322 rules, not a regex.
 ///
-/// Accepted: one `@`; a local part of 1–64 octets of RFC 5322 `atext` (letters, digits and
-/// ``!#$%&'*+/=?^_`{|}~-``) or non-ASCII letters (RFC 6531), in dot-separated runs; a domain of
+/// Accepted: one `@`; a local part of 1–64 octets of RFC 5322 `atext` (letters, digits,
+/// `!#$%&'*+/=?^_{|}~-` and the grave accent) or non-ASCII letters (RFC 6531), in dot-separated runs; a domain of
 /// dot-separated labels (letters, digits, hyphens not at either end, internationalised labels
 /// allowed), at least two labels, a top-level label that is not all digits; at most 254
 /// characters in all, with the domain measured in its ASCII (Punycode) form. Refused: quoted

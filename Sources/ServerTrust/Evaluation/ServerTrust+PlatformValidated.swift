@@ -7,8 +7,8 @@ extension ServerTrust {
     /// On Apple platforms `SecTrustEvaluateWithError` builds and validates the path (system roots,
     /// host name, revocation); this runs the rest of the policy on the chain it returns
     /// (`SecTrustCopyCertificateChain`, leaf first, anchor last): ATS key sizes and SHA-2
-    /// signatures, Certificate Transparency where required, then the host's pins, exactly as ``evaluate(presentedChain:requirements:now:)``
-    /// does after its own path validation.
+    /// signatures, Certificate Transparency where required, then the host's pins, exactly as
+    /// ``evaluate(presentedChain:requirements:now:deliveredSCTs:)`` does after its own path validation.
     ///
     /// - Important: Only pass a chain the platform has validated for `requirements.host`. This
     ///   method does not build a path, check validity dates or match the host name.

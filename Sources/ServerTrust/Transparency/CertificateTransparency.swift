@@ -76,7 +76,7 @@ public struct CertificateTransparencyReport: Hashable, Sendable, Codable {
     public enum Result: String, Hashable, Sendable, Codable {
         /// The certificate complies with the policy.
         case compliant
-        /// It does not: the connection was refused (see ``failure``).
+        /// It does not: the connection was refused (see ``CertificateTransparencyReport/failureCode``).
         case notCompliant
         /// The log list is older than allowed: CT was not enforced and the connection went on.
         case notEnforcedStaleLogList

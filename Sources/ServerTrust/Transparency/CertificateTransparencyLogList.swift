@@ -184,9 +184,11 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
     /// (base64 DER), `description`, `state` (one of the known states with its `timestamp`) and
     /// `temporal_interval`. Timestamps are RFC 3339.
     ///
-    /// - Parameter timestamp: when the list was fetched, for a list without `log_list_timestamp`
-    ///   (Apple's `current_log_list.json` has none); it replaces the list's own timestamp if both
-    ///   are there.
+    /// - Parameters:
+    ///   - json: the list's JSON, as Chrome and Apple publish it.
+    ///   - timestamp: when the list was fetched, for a list without `log_list_timestamp`
+    ///     (Apple's `current_log_list.json` has none); it replaces the list's own timestamp if both
+    ///     are there.
     /// - Throws: ``ServerTrustError/Code/invalidLogList`` with the key path (`$.operators[2].logs[0].key`)
     ///   and the reason.
     public init(json: Data, timestamp: Date? = nil) throws(ServerTrustError) {
@@ -210,7 +212,7 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
     }
 
     /// Reads a v3 log list from a file.
-    /// - Throws: ``ServerTrustError/Code/unreadableFile``, or as ``init(json:)``.
+    /// - Throws: ``ServerTrustError/Code/unreadableFile``, or as ``init(json:timestamp:)``.
     public init(contentsOfFile path: String, timestamp: Date? = nil) throws(ServerTrustError) {
         try self.init(json: try readFile(path, what: "the log list"), timestamp: timestamp)
     }
