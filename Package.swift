@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "SecureNetworking", targets: ["SecureNetworking"]),
         .library(name: "SecureNetworkingTesting", targets: ["SecureNetworkingTesting"]),
         .library(name: "SecurityAudit", targets: ["SecurityAudit"]),
+        .library(name: "SecureNetworkingOpenAPI", targets: ["SecureNetworkingOpenAPI"]),
         .executable(name: "securenet", targets: ["securenet"]),
     ],
     dependencies: [
@@ -49,6 +50,7 @@ let package = Package(
         // securenet audit parses Swift sources (602.0.0 built as fast as 600.0.1 here, 603.0.1 slower).
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // `swift package generate-documentation`: the DocC catalogs of the public modules.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -138,6 +140,18 @@ let package = Package(
                 "SecureStorage",
                 "SecureHTTP",
                 "TokenAuth",
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A swift-openapi-runtime ClientTransport and token middleware, in a target of its own so
+        // that apps without generated OpenAPI clients do not build the runtime.
+        .target(
+            name: "SecureNetworkingOpenAPI",
+            dependencies: [
+                "SecureHTTP",
+                "TokenAuth",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
@@ -265,11 +279,17 @@ let package = Package(
                 "SecureNetworkingTesting",
                 "SecureNetworkingDemo",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                // The OpenAPI client generated once from Tests/SecureNetworkingTests/OpenAPI.
+                "SecureNetworkingOpenAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
+            // The OpenAPI document the client in OpenAPI/Generated was generated from, once
+            // (Scripts/regenerate-openapi-client.sh regenerates it).
+            exclude: ["OpenAPI/openapi.yaml", "OpenAPI/openapi-generator-config.yaml"],
             swiftSettings: strictSettings
         ),
         .testTarget(

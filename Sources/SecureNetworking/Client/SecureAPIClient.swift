@@ -181,8 +181,7 @@ public final class SecureAPIClient: Sendable {
             (token, tokenType) = (bundle.accessToken, bundle.tokenType)
         }
         var attempt = 1
-        var refreshedAfter401 = false
-        var expiredOnTheWay = 0
+        var unauthorized = UnauthorizedRetry()
         var answeredNonceChallenge = false
         while true {
             if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
@@ -241,17 +240,9 @@ public final class SecureAPIClient: Sendable {
                 // redirect to another origin the token was not sent.
                 if status == 401, let binding, let tokens = self.tokens, !response.redirectedAcrossOrigins {
                     let sent = binding.sent ?? binding.fallback.token
-                    var next: String?
+                    let next: String?
                     do {
-                        if !refreshedAfter401 {
-                            refreshedAfter401 = true
-                            next = try await tokens.handleUnauthorized(sentToken: sent)
-                        } else if expiredOnTheWay < Self.maximumRetriesForExpiredTokens {
-                            // Not a second refresh-and-retry: only a token replaced or expired on
-                            // the way (a request that waited long) is retried, with the new one.
-                            expiredOnTheWay += 1
-                            next = try await tokens.replacement(forRefused: sent)
-                        }
+                        next = try await unauthorized.token(after401To: sent, tokens: tokens)
                     } catch {
                         self.logger.debug("token refresh after 401 failed: \(error.code)")
                         throw APIError.authentication(error)
@@ -280,10 +271,6 @@ public final class SecureAPIClient: Sendable {
             attempt += 1
         }
     }
-
-    /// How often one request is retried after a 401 to a token that had been replaced or had
-    /// expired on its way (beyond the one refresh-and-retry).
-    static let maximumRetriesForExpiredTokens = 2
 
     /// Signs in with a login request that answers with OAuth-style tokens (`access_token`,
     /// `expires_in`, `refresh_token`), stores them in the token manager and returns the bundle.

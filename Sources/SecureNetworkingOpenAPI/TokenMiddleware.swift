@@ -1,0 +1,74 @@
+public import Foundation
+public import HTTPTypes
+public import OpenAPIRuntime
+public import TokenAuth
+
+/// A swift-openapi-runtime `ClientMiddleware` that attaches the session's access token from a
+/// ``TokenManager`` and follows `SecureAPIClient`'s rule for a 401 (``UnauthorizedRetry``): one
+/// refresh, however many calls got the 401 for the same token, and one retry; a refused refresh
+/// token ends the session (the call fails with ``TokenAuthError/Code/signedOut`` inside the
+/// generated client's `ClientError`).
+///
+/// A request is retried with its body, so a body that can be read only once is collected first
+/// (up to ``maximumRequestBodySize``). Operations listed in `unauthenticated` (a sign-in, say)
+/// are sent without a token. DPoP-bound sessions need a proof per request, which this middleware
+/// does not make: it refuses them (use `SecureAPIClient` with `.oauth(dpop:)`).
+public struct TokenMiddleware: ClientMiddleware {
+    /// The session's tokens.
+    public let tokens: TokenManager
+    /// Operation ids sent without a token.
+    public let unauthenticated: Set<String>
+    /// The largest request body kept for a retry, in bytes. Default 10 MiB.
+    public let maximumRequestBodySize: Int
+
+    /// A middleware for `tokens`.
+    public init(
+        tokens: TokenManager,
+        unauthenticated: Set<String> = [],
+        maximumRequestBodySize: Int = 10 * 1024 * 1024
+    ) {
+        self.tokens = tokens
+        self.unauthenticated = unauthenticated
+        self.maximumRequestBodySize = maximumRequestBodySize
+    }
+
+    public func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        if self.unauthenticated.contains(operationID) { return try await next(request, body, baseURL) }
+        let bundle = try await self.tokens.validBundle()
+        guard !bundle.isDPoPBound else {
+            throw TokenAuthError(
+                .proofOfPossessionFailed,
+                "a DPoP-bound session needs a proof per request; TokenMiddleware sends bearer tokens only"
+            )
+        }
+        let replayable = try await self.replayable(body)
+        var token = bundle.accessToken
+        var rule = UnauthorizedRetry()
+        while true {
+            var attempt = request
+            attempt.headerFields[.authorization] = TokenBundle.authorizationValue(
+                tokenType: "Bearer",
+                accessToken: token
+            )
+            let (response, responseBody) = try await next(attempt, replayable, baseURL)
+            guard response.status == .unauthorized,
+                let retry = try await rule.token(after401To: token, tokens: self.tokens)
+            else {
+                return (response, responseBody)
+            }
+            token = retry
+        }
+    }
+
+    /// `body` if it can be read again, else its bytes (up to the limit) as one that can.
+    private func replayable(_ body: HTTPBody?) async throws -> HTTPBody? {
+        guard let body, body.iterationBehavior == .single else { return body }
+        return HTTPBody(try await Data(collecting: body, upTo: self.maximumRequestBodySize))
+    }
+}
