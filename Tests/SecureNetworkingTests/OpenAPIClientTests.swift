@@ -44,6 +44,24 @@ struct OpenAPIClientTests {
         }
     }
 
+    /// The README's setup, compiled here and checked against the README.
+    static func readmeSetup(baseURL: URL, transport: NIOHTTPTransport, tokenManager: TokenManager) -> Client {
+        let client = Client(
+            serverURL: baseURL,
+            transport: SecureClientTransport(transport),
+            middlewares: [TokenMiddleware(tokens: tokenManager, unauthenticated: ["signIn"])]
+        )
+        return client
+    }
+
+    @Test func theREADMEShowsTheSetup() throws {
+        try ReadmeQuickStartTests.expectREADMEExample(
+            under: "### Generated OpenAPI clients",
+            in: #filePath,
+            minimumLines: 4
+        )
+    }
+
     /// Signs in through the generated `signIn` and keeps the tokens in `tokens`.
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     func signIn(_ client: Client, _ tokens: TokenManager, _ fixture: APIFixture) async throws {
