@@ -15,7 +15,7 @@ public enum DemoStepID: String, CaseIterable, Sendable {
 /// The whole flow against the reference auth server, step by step: what `securenet demo` runs.
 ///
 /// It starts the reference server in-process on a free loopback port with a fresh TestPKI and
-/// walks a ``SecureAPIClient`` through the policy, sign-in, pinned TLS, token expiry under load,
+/// walks a `SecureAPIClient` through the policy, sign-in, pinned TLS, token expiry under load,
 /// a man-in-the-middle, mutual TLS, refresh-token theft, inactivity, a browser sign-in and
 /// DPoP-bound tokens. Every step checks what
 /// happened against what should have happened; nothing leaves loopback.

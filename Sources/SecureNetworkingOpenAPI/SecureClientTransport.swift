@@ -3,7 +3,7 @@ public import HTTPTypes
 public import OpenAPIRuntime
 public import SecureHTTP
 
-/// A swift-openapi-runtime `ClientTransport` over a SecureNetworking ``HTTPTransport``: the
+/// A swift-openapi-runtime `ClientTransport` over a SecureNetworking `HTTPTransport`: the
 /// clients swift-openapi-generator writes send every request through the pinned, policy-checked
 /// transport (`NIOHTTPTransport`, or `URLSessionTransport` on Apple platforms).
 ///
@@ -34,7 +34,7 @@ public struct SecureClientTransport: ClientTransport {
 
     /// Sends `request` to `baseURL` joined with the request's path.
     ///
-    /// - Throws: ``SecureHTTPError`` from the transport (a policy violation, a refused server or
+    /// - Throws: `SecureHTTPError` from the transport (a policy violation, a refused server or
     ///   pin, a timeout, …), or `invalidRequest` when the body is larger than
     ///   ``maximumRequestBodySize`` or the URL cannot be formed. The generated client wraps it in
     ///   its `ClientError`, whose `underlyingError` is this error.

@@ -4,9 +4,9 @@ public import OpenAPIRuntime
 public import TokenAuth
 
 /// A swift-openapi-runtime `ClientMiddleware` that attaches the session's access token from a
-/// ``TokenManager`` and follows `SecureAPIClient`'s rule for a 401 (``UnauthorizedRetry``): one
+/// `TokenManager` and follows `SecureAPIClient`'s rule for a 401 (`UnauthorizedRetry`): one
 /// refresh, however many calls got the 401 for the same token, and one retry; a refused refresh
-/// token ends the session (the call fails with ``TokenAuthError/Code/signedOut`` inside the
+/// token ends the session (the call fails with `TokenAuthError.Code.signedOut` inside the
 /// generated client's `ClientError`).
 ///
 /// A request is retried with its body, so a body that can be read only once is collected first

@@ -9,11 +9,11 @@ import _CryptoExtras
 ///
 /// It has a trusted root and intermediate, an RSA intermediate (to sign with SHA-1), an untrusted
 /// root with its own intermediate, an "interception" CA (what a proxy such as Charles or mitmproxy
-/// asks users to install on a device) and a client CA for mutual TLS. ``leaf(_:)`` mints a server
-/// certificate under any of them with any flaw a test needs; the named chains (``validChain``,
+/// asks users to install on a device) and a client CA for mutual TLS. `leaf(_:)` mints a server
+/// certificate under any of them with any flaw a test needs; the named chains (`validChain()`,
 /// ``expiredChain()``, …) are the cases of the trust matrix.
 ///
-/// Everything is valid around ``referenceTime`` (2026-01-01T00:00:00Z), so tests validate at
+/// Everything is valid around `referenceTime` (2026-01-01T00:00:00Z), so tests validate at
 /// that instant and never rot as the calendar moves.
 public struct TestPKI: Sendable {
     /// 2026-01-01T00:00:00Z.

@@ -63,7 +63,7 @@ public struct PasswordHasher: Sendable {
     ///
     /// - Parameters:
     ///   - password: The password to check.
-    ///   - encoded: A string from ``hash(_:)`` (or any conforming PHC string).
+    ///   - encoded: A string from `hash(_:)` (or any conforming PHC string).
     /// - Returns: `true` if the password matches. A wrong password is `false`, not an error.
     /// - Throws: ``SecureCryptoError/Code/malformedHash``,
     ///   ``SecureCryptoError/Code/unsupportedAlgorithm`` or
@@ -115,12 +115,12 @@ public struct PasswordHasher: Sendable {
         return try result.get()
     }
 
-    /// Whether a stored hash should be replaced by a new ``hash(_:)`` after the next successful
-    /// ``verify(_:against:)``.
+    /// Whether a stored hash should be replaced by a new `hash(_:)` after the next successful
+    /// `verify(_:against:)`.
     ///
     /// - Returns: `true` if it uses another algorithm than the configured one, or any cost
     ///   parameter, its salt or its hash is smaller than configured.
-    /// - Throws: The same errors as ``verify(_:against:)`` for a string that cannot be used.
+    /// - Throws: The same errors as `verify(_:against:)` for a string that cannot be used.
     public func needsRehash(_ encoded: String) throws(SecureCryptoError) -> Bool {
         let record = try PasswordHashRecord(parsing: encoded)
         try record.check(self.configuration.limits)

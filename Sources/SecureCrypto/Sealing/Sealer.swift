@@ -12,7 +12,7 @@ public import Foundation
 ///
 /// - Important: Nonces are 96 random bits, so seal at most 2^32 messages under one key (the
 ///   NIST SP 800-38D bound for random nonces). Derive separate keys per purpose with
-///   ``SymmetricKey/deriveHKDFSHA256(secret:salt:info:byteCount:)``.
+///   `SymmetricKey.deriveHKDFSHA256(secret:salt:info:byteCount:)`.
 public struct Sealer: Sendable {
     /// The algorithm ``seal(_:authenticating:)`` uses.
     public let algorithm: Algorithm

@@ -56,7 +56,7 @@ public struct InterceptionAuthority: Sendable {
 
     /// A CA from its certificate and key (PEM, as ``write(to:)`` writes them).
     ///
-    /// - Throws: ``ServerTrustError`` `notACertificate` when the certificate cannot be read or
+    /// - Throws: `ServerTrustError` `notACertificate` when the certificate cannot be read or
     ///   is not a CA certificate, and `unreadableFile` when the key cannot be read or is not the
     ///   certificate's.
     public init(certificatePEM: String, privateKeyPEM: String) throws {

@@ -98,7 +98,7 @@ extension ReferenceAuthServer {
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///
         /// - Important: For tests only; real password storage needs the
-        ///   ``PasswordHasher/Configuration/pbkdf2SHA256`` or ``PasswordHasher/Configuration/scrypt``
+        ///   `PasswordHasher.Configuration.pbkdf2SHA256` or `PasswordHasher.Configuration.scrypt`
         ///   presets.
         public static let testPasswordHashing = PasswordHasher.Configuration(
             algorithm: .pbkdf2SHA256,

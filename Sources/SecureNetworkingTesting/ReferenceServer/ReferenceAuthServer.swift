@@ -105,13 +105,13 @@ public final class ReferenceAuthServer: Sendable {
                 )
             )
         }
-        return try .tls(.http1(additionalChannelHandlers: handlers()), tlsConfiguration: tls)
+        return try .tls(.http1(configuration: .init(additionalChannelHandlers: handlers())), tlsConfiguration: tls)
     }
 
     /// Starts a server on 127.0.0.1 with an ephemeral port and returns once it accepts
     /// connections.
     ///
-    /// - Throws: An NIOSSL error for an unusable chain or client CA, a ``SecureCryptoError`` for
+    /// - Throws: An NIOSSL error for an unusable chain or client CA, a `SecureCryptoError` for
     ///   an invalid password-hashing configuration, or the bind error.
     public static func start(_ configuration: Configuration) async throws -> ReferenceAuthServer {
         let tls = try Self.tlsConfiguration(configuration)
