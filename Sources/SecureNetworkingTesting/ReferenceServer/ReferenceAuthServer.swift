@@ -10,6 +10,7 @@ import NIOHTTP2
 import NIOHTTPTypes
 import NIOSSL
 import SecureCrypto
+import ServiceLifecycle
 
 /// A local OAuth-style auth server over real TLS on 127.0.0.1, for tests, demos and app
 /// development: sign-in, refresh-token rotation with reuse detection, a bearer-protected
@@ -60,6 +61,8 @@ public final class ReferenceAuthServer: Sendable {
     public let port: Int
     let state: ReferenceServerState
     private let running: Task<Void, Never>
+    /// Runs the application; its graceful shutdown stops the server.
+    private let services: ServiceGroup
 
     /// `https://localhost:PORT` (the default test leaf is for `localhost`).
     public var baseURL: URL {
@@ -69,10 +72,11 @@ public final class ReferenceAuthServer: Sendable {
     /// What the server has answered so far.
     public var statistics: Statistics { self.state.statistics }
 
-    private init(port: Int, state: ReferenceServerState, running: Task<Void, Never>) {
+    private init(port: Int, state: ReferenceServerState, running: Task<Void, Never>, services: ServiceGroup) {
         self.port = port
         self.state = state
         self.running = running
+        self.services = services
     }
 
     /// The number of requests to `path` (the path as sent, without the query).
@@ -169,9 +173,10 @@ public final class ReferenceAuthServer: Sendable {
             },
             logger: logger
         )
+        let services = ServiceGroup(services: [application], logger: logger)
         let running = Task {
             do {
-                try await application.run()
+                try await services.run()
                 portPromise.fulfil(.failure(CancellationError()))
             } catch {
                 portPromise.fulfil(.failure(error))
@@ -186,14 +191,25 @@ public final class ReferenceAuthServer: Sendable {
             throw error
         }
         logger.info("reference auth server listening on 127.0.0.1:\(port)")
-        return ReferenceAuthServer(port: port, state: state, running: running)
+        return ReferenceAuthServer(port: port, state: state, running: running, services: services)
     }
 
     /// Stops the server: closes the listening socket and every open connection, and returns
     /// when they are closed. Calling it again does nothing more.
+    ///
+    /// The shutdown is graceful: in-flight requests finish and idle connections close. Cancelling
+    /// the serving task instead can drop a connection accepted at that moment before it is
+    /// served, which traps in NIO's debug builds ("Deinited NIOAsyncWriter without calling
+    /// finish()", swift-nio #2637). A connection still busy after 10 s is cut.
     public func shutdown() async {
-        self.running.cancel()
-        await self.running.value
+        await self.services.triggerGracefulShutdown()
+        let running = self.running
+        let backstop = Task {
+            try? await Task.sleep(for: .seconds(10))
+            running.cancel()
+        }
+        await running.value
+        backstop.cancel()
     }
 
     static func tlsConfiguration(_ configuration: Configuration) throws -> TLSConfiguration {
