@@ -103,7 +103,7 @@ struct Audit: ParsableCommand {
             }
         } else {
             FileHandle.standardOutput.write(rendered)
-            if format != .text || !(rendered.last == 0x0A) { FileHandle.standardOutput.write(Data("\n".utf8)) }
+            if rendered.last != 0x0A { FileHandle.standardOutput.write(Data("\n".utf8)) }
         }
         for file in report.unreadableFiles {
             print("securenet: \(file.path): not audited: \(file.reason)", to: &standardError)

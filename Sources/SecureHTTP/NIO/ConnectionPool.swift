@@ -497,15 +497,11 @@ final class ConnectionPool: Sendable {
             throw error
         }
         self.counters.increment(\.connectionsOpened)
-        if case .http2 = connection {
-            self.counters.metrics.connectionOpened(http2: true, tls: true, setup: started.duration(to: .now))
-        } else {
-            self.counters.metrics.connectionOpened(
-                http2: false,
-                tls: key.requirements.usesTLS,
-                setup: started.duration(to: .now)
-            )
-        }
+        self.counters.metrics.connectionOpened(
+            http2: connection.isHTTP2,
+            tls: key.requirements.usesTLS,
+            setup: started.duration(to: .now)
+        )
         let negotiated: Machine.Negotiated
         switch connection {
         case .http1:

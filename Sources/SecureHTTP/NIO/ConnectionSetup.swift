@@ -24,6 +24,11 @@ enum PooledConnection: Sendable {
         }
     }
 
+    var isHTTP2: Bool {
+        if case .http2 = self { return true }
+        return false
+    }
+
     var isActive: Bool {
         switch self {
         case .http1(let connection): connection.isActive

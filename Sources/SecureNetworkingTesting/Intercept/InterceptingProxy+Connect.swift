@@ -287,11 +287,7 @@ private final class ConnectRequestHandler: ChannelInboundHandler, RemovableChann
                     let (toUpstream, toClient) = RelayHandler.pair()
                     let sync = inbound.pipeline.syncOperations
                     do {
-                        sync.removeHandler(handler.encoder, promise: nil)
-                        inbound.writeAndFlush(
-                            ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"),
-                            promise: nil
-                        )
+                        handler.answerEstablished(on: inbound)
                         try outbound.pipeline.syncOperations.addHandler(toClient)
                         try sync.addHandler(toUpstream)
                         sync.removeHandler(handler, promise: nil)
@@ -303,6 +299,14 @@ private final class ConnectRequestHandler: ChannelInboundHandler, RemovableChann
                     }
                 }
             }
+    }
+
+    /// Answers the CONNECT with 200. A 2xx answer to CONNECT has no body and no framing fields
+    /// (RFC 9110 §9.3.6), which the response encoder would add: the encoder leaves first and the
+    /// line goes raw.
+    private func answerEstablished(on channel: any Channel) {
+        channel.pipeline.syncOperations.removeHandler(self.encoder, promise: nil)
+        channel.writeAndFlush(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n"), promise: nil)
     }
 
     private func refuseUpstream(channel: any Channel, _ target: (host: String, port: Int)) {
@@ -353,13 +357,7 @@ private final class ConnectRequestHandler: ChannelInboundHandler, RemovableChann
             self.refuse(context: context, .internalServerError, "no certificate could be minted for \(target.host)\n")
             return
         }
-        // A 2xx answer to CONNECT has no body and no framing fields (RFC 9110 §9.3.6), which
-        // the response encoder would add: the encoder leaves first and the line goes raw.
-        context.pipeline.syncOperations.removeHandler(self.encoder, promise: nil)
-        context.writeAndFlush(
-            NIOAny(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n")),
-            promise: nil
-        )
+        self.answerEstablished(on: context.channel)
         let connection = ConnectionReport(host: target.host, port: target.port, report: self.report)
         let channel = context.channel
         let forward = self.forward
