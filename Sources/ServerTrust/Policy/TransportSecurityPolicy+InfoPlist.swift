@@ -65,7 +65,7 @@ extension TransportSecurityPolicy {
     public static func readInfoPlist(_ data: Data) throws(ServerTrustError) -> InfoPlistPolicy {
         let root: Any
         do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            root = try PropertyListValue.read(data).foundationValue
         } catch {
             throw ServerTrustError(.invalidPolicyFile, "$: not a property list (XML or binary)", keyPath: "$")
         }

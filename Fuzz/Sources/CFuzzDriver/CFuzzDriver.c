@@ -1,0 +1,1 @@
+// The declaration is all: LLVMFuzzerRunDriver comes from libFuzzer at link time.
