@@ -1,11 +1,16 @@
 import Foundation
 
-/// Any property-list value, read with `PropertyListDecoder` (XML or binary).
+/// Any property-list value: XML read with `PropertyListDecoder`, binary with
+/// `PropertyListSerialization`.
 ///
-/// The Info.plist reader used `PropertyListSerialization`, which on Linux is CoreFoundation's C
-/// parser: fuzzing found that it leaks a `CFError` for every malformed file and spends about
-/// 150 ms (under AddressSanitizer) refusing a three-byte `<?x`. `PropertyListDecoder` is
-/// swift-foundation's Swift implementation of the same formats.
+/// Fuzzing the Info.plist reader found a fault in each of Foundation's two readers on Linux:
+/// - CoreFoundation's XML parser (behind `PropertyListSerialization`) spends about 150 ms
+///   under AddressSanitizer refusing the three bytes `<?x`, and leaks a `CFError` for every
+///   malformed file. XML therefore goes to swift-foundation's `PropertyListDecoder`.
+/// - `PropertyListDecoder`'s binary reader follows object references without remembering the
+///   objects it is inside, so a 42-byte binary plist whose array contains itself recurses until
+///   the stack overflows. CoreFoundation's binary reader refuses such a cycle, so binary
+///   property lists stay with `PropertyListSerialization`.
 enum PropertyListValue: Decodable {
     case bool(Bool)
     case integer(Int)
@@ -16,9 +21,52 @@ enum PropertyListValue: Decodable {
     case array([PropertyListValue])
     case dictionary([String: PropertyListValue])
 
-    /// Reads an XML or binary property list.
-    static func read(_ data: Data) throws -> PropertyListValue {
-        try PropertyListDecoder().decode(PropertyListValue.self, from: data)
+    /// The most nested arrays and dictionaries an XML property list may have: the decoder
+    /// recurses once per level, and an Info.plist's ATS keys are four levels deep.
+    static let maximumDepth = 64
+
+    /// Reads an XML or binary property list, as `Bool`, `NSNumber`, `String`, `Data`, `Date`,
+    /// `[Any]` and `[String: Any]`.
+    static func read(_ data: Data) throws -> Any {
+        if data.starts(with: Array("bplist".utf8)) {
+            return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        }
+        guard Self.nestingDepth(ofXML: data) <= Self.maximumDepth else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "nested too deeply"))
+        }
+        return try PropertyListDecoder().decode(PropertyListValue.self, from: data).foundationValue
+    }
+
+    /// How deeply `<array>` and `<dict>` elements nest, counted without parsing: opening tags
+    /// (not `<array/>`) add one, closing tags take one away. Text that only looks like a tag
+    /// can only make the count larger, so a document under the limit really is.
+    static func nestingDepth(ofXML data: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        let bytes = Array(data)
+        var index = 0
+        while index < bytes.count {
+            defer { index += 1 }
+            guard bytes[index] == UInt8(ascii: "<") else { continue }
+            let rest = bytes[(index + 1)...]
+            let closing = rest.first == UInt8(ascii: "/")
+            let name = closing ? rest.dropFirst() : rest
+            let opensContainer = name.starts(with: Array("array".utf8)) || name.starts(with: Array("dict".utf8))
+            guard opensContainer else { continue }
+            if closing {
+                depth -= 1
+                continue
+            }
+            // A self-closing `<array/>` or `<dict/>` adds nothing.
+            if let end = name.firstIndex(of: UInt8(ascii: ">")), end > name.startIndex,
+                bytes[end - 1] == UInt8(ascii: "/")
+            {
+                continue
+            }
+            depth += 1
+            deepest = max(deepest, depth)
+        }
+        return deepest
     }
 
     init(from decoder: any Decoder) throws {

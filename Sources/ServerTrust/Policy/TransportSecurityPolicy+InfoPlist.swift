@@ -65,7 +65,7 @@ extension TransportSecurityPolicy {
     public static func readInfoPlist(_ data: Data) throws(ServerTrustError) -> InfoPlistPolicy {
         let root: Any
         do {
-            root = try PropertyListValue.read(data).foundationValue
+            root = try PropertyListValue.read(data)
         } catch {
             throw ServerTrustError(.invalidPolicyFile, "$: not a property list (XML or binary)", keyPath: "$")
         }
