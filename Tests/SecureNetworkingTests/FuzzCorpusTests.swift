@@ -153,4 +153,19 @@ struct FuzzCorpusTests {
         #expect(throws: Never.self) { try TransportSecurityPolicy.readInfoPlist(plist(depth: 63)) }
         #expect(throws: ServerTrustError.self) { try TransportSecurityPolicy.readInfoPlist(plist(depth: 64)) }
     }
+
+    /// certificate-file: `HostPattern("::..")` was accepted, as the address `::` (the pattern
+    /// dropped one trailing dot and the address parser another), and its description `::.` read
+    /// back as a different pattern. A pattern carries one trailing dot at most.
+    @Test func aHostPatternWithTwoTrailingDotsIsRefused() throws {
+        for text in ["::..", "10.0.0.1..", "api.example.com.."] {
+            let error = #expect(throws: ServerTrustError.self, "\(text)") { try HostPattern(text) }
+            #expect(error?.code == .invalidHostPattern)
+        }
+        for (text, normal) in [("10.0.0.1.", "10.0.0.1"), ("[::1]", "::1"), ("API.Example.com.", "api.example.com")] {
+            let pattern = try HostPattern(text)
+            #expect(pattern.description == normal)
+            #expect(try HostPattern(pattern.description) == pattern)
+        }
+    }
 }

@@ -82,7 +82,7 @@ func exchange(method: HTTPRequest.Method, limit: Int, payload: [UInt8], split: I
             // (an unfinished channel keeps its handlers in a cycle).
             _ = try? channel.finish(acceptAlreadyClosed: true)
         }
-        return .success(status: completed.response.status.code, bodyCount: completed.body.readableBytes)
+        return .success(status: completed.response.status.code, bodyCount: completed.body.count)
     } catch let error as SecureHTTPError {
         return .failure(error.code)
     } catch {

@@ -68,9 +68,7 @@ final class HTTP1Connection: Sendable {
                 // waiting for the peer's close_notify.
                 channel.close(promise: nil)
             }
-            let response = completed.response
-            // Copied out of the connection's receive buffer before the connection is released.
-            return (response, Data(buffer: completed.body, byteTransferStrategy: .copy), completed.reusable)
+            return (completed.response, completed.body, completed.reusable)
         } catch {
             channel.close(promise: nil)
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }

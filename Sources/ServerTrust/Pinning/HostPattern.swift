@@ -34,7 +34,10 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
             self.kind = .exact
             self.domain = text
         }
-        if self.kind == .exact, HostName.isIPAddress(self.domain) { return }
+        // One trailing dot is the most a pattern may carry: `IPAddress` normalises again, and
+        // `::..` or `10.0.0.1..` would otherwise be accepted (with a description that reads back
+        // as another pattern). Found by fuzzing.
+        if self.kind == .exact, !self.domain.hasSuffix("."), HostName.isIPAddress(self.domain) { return }
         guard !self.domain.isEmpty else {
             throw ServerTrustError(.invalidHostPattern, "'\(pattern)' names no host")
         }

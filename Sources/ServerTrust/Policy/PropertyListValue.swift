@@ -8,7 +8,7 @@ import Foundation
 ///   under AddressSanitizer refusing the three bytes `<?x`, and leaks a `CFError` for every
 ///   malformed file. XML therefore goes to swift-foundation's `PropertyListDecoder`.
 /// - `PropertyListDecoder`'s binary reader follows object references without remembering the
-///   objects it is inside, so a 42-byte binary plist whose array contains itself recurses until
+///   objects it is inside, so a 43-byte binary plist whose array contains itself recurses until
 ///   the stack overflows. CoreFoundation's binary reader refuses such a cycle, so binary
 ///   property lists stay with `PropertyListSerialization`.
 enum PropertyListValue: Decodable {
