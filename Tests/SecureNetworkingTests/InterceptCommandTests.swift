@@ -109,7 +109,7 @@ struct InterceptCommandTests {
 
             // --max-connections 3: it stops by itself, and printed nothing secret.
             let (status, rest) = try await proxy.finish()
-            #expect(status == 0)
+            #expect(status == 0, "\(proxy.everything)")
             #expect(rest.isEmpty, "\(rest)")
             #expect(!proxy.everything.contains(APIFixture.password))
             #expect(!proxy.everything.contains("eyJ"), "a JWT in the output")
