@@ -11,10 +11,11 @@
 # writes what it finds to Fuzz/.work/TARGET/corpus (not committed), refuses any input slower than
 # 1 s while fuzzing (-timeout takes whole seconds) and then replays the whole corpus, failing if
 # any input took longer than FUZZ_SLOW_MS (default 100 ms). A crash, a leak or a timeout is
-# minimised to Fuzz/.work/TARGET/minimised-*; turn it into a regression test (Tests/…/FuzzRegressionTests)
+# minimised to Fuzz/.work/TARGET/minimised-*; turn it into a regression test (FuzzCorpusTests)
 # before fixing it. One line per target goes to Fuzz/.work/summary.tsv:
 # target, executions, coverage (edges), feature count, seconds, slowest replayed input (ms).
 set -euo pipefail
+shopt -s nullglob
 cd "$(dirname "$0")"
 export PATH="/opt/swift/usr/bin:$PATH"
 
@@ -95,12 +96,15 @@ for target in "${selected[@]}"; do
   cov="$(echo "$done_line" | sed -nE 's/.*cov: ([0-9]+).*/\1/p')"
   ft="$(echo "$done_line" | sed -nE 's/.*ft: ([0-9]+).*/\1/p')"
 
-  # Replay every input found and seeded, one by one, and take the slowest.
+  # Replay every input found and seeded, one by one, and take the slowest. The first execution
+  # in a process pays its start-up (lazy globals, runtime metadata, Foundation): up to 190 ms
+  # here for store-file whatever the input, so a seed runs once first and is not counted.
   slowest=0
   if [ $status -eq 0 ]; then
-    files=("$work/corpus"/* "Corpus/$target"/*)
+    seeds=("Corpus/$target"/*)
+    files=("${seeds[0]}" "$work/corpus"/* "${seeds[@]}")
     "$BIN/$target" -runs=1 "${files[@]}" >"$work/replay.log" 2>&1 || { status=1; tail -20 "$work/replay.log" >&2; }
-    slowest="$(sed -nE 's/^Executed .* in ([0-9]+) ms$/\1/p' "$work/replay.log" | sort -n | tail -1)"
+    slowest="$(sed -nE 's/^Executed .* in ([0-9]+) ms$/\1/p' "$work/replay.log" | tail -n +2 | sort -n | tail -1)"
     slowest="${slowest:-0}"
     if [ "$slowest" -gt "$SLOW_MS" ]; then
       status=1

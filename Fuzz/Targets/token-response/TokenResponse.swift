@@ -29,9 +29,18 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         if let expiresIn = token.expiresIn { require(expiresIn.isFinite, "a non-finite lifetime") }
     } catch {
         // The message is shown to users and logged: it must not carry the body (a token).
+        // (Compared as bytes: Foundation's `String.contains` stops at an embedded NUL.)
         if status == 200, input.rest.count >= 12 {
-            require(!"\(error)".contains(input.restText), "the error quotes the response body")
+            require(!contains(Array("\(error)".utf8), input.rest), "the error quotes the response body")
         }
     }
     return 0
+}
+
+/// Whether `needle` occurs in `haystack`, byte for byte.
+func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
+    return (0...(haystack.count - needle.count)).contains { start in
+        haystack[start..<(start + needle.count)].elementsEqual(needle)
+    }
 }
