@@ -298,9 +298,12 @@ struct HTTP2TransportLiveTests {
                 let error = await expectFailure(transport, request, body: Data(count: 1 << 20))
                 #expect(error?.code == .deadlineExceeded)
                 #expect(ContinuousClock.now - started < .seconds(8))
-                // The server got the upload's head (a stream), never its end (a request).
+                // The server never got the upload's end (a request). It got the upload's head (a
+                // stream) unless, on a loaded machine, the 2 s deadline passed before the HEADERS
+                // frame arrived; a warm-up attempt that timed out can likewise leave a stream
+                // without a request. So the streams outnumber the requests by 0 or 1, never more.
                 let uris = server.statistics.requests.map(\.uri)
-                #expect(server.statistics.http2Streams == uris.count + 1)
+                #expect((0...1).contains(server.statistics.http2Streams - uris.count))
                 #expect(!uris.contains("/upload"))
             }
         }
