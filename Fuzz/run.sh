@@ -45,8 +45,8 @@ fi
 # entry points that are internal.
 BUILD=(swift build -c release --scratch-path .build
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing)
-# FUZZ_SKIP_BUILD=1 runs the binaries already built (long runs beside a rebuild of the library:
-# relinking a running target fails with ETXTBSY).
+# FUZZ_SKIP_BUILD=1 runs the binaries already built (long runs that keep one build while the
+# library changes under them).
 [ -z "${FUZZ_SKIP_BUILD:-}" ] && "${BUILD[@]}" >&2
 BIN="$("${BUILD[@]}" --show-bin-path)"
 [ "${1:-}" = "--build" ] && exit 0
