@@ -93,8 +93,12 @@ struct ConnectionLiveTests {
     }
 
     @Test func aCancelledWaiterLeavesTheQueue() async throws {
+        // The first request holds the only connection until the test opens the gate: a delay
+        // instead (1 s, as this test had) let a loaded machine finish the first request before
+        // the waiter was seen queued, and the waiter was then served (seen in CI).
+        let gate = LoopbackHTTPServer.Gate()
         let handler: @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
-            .delayed(milliseconds: 1000, .text("slow"))
+            .after(gate, .text("slow"))
         }
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: handler) { server in
             try await withTransport(Live.configuration { $0.maximumConnectionsPerHost = 1 }) { transport in
@@ -106,6 +110,7 @@ struct ConnectionLiveTests {
                 waiting.cancel()
                 try await waitUntil { transport.pool.waitingRequests == 0 }
                 #expect(((await waiting.result).error as? SecureHTTPError)?.code == .cancelled)
+                gate.open()
                 #expect(try await first.value.response.status == .ok)
                 #expect(server.statistics.requests.map(\.uri) == ["/first"])
             }
