@@ -62,14 +62,14 @@ struct APIFixture {
         interceptors: [any RequestInterceptor] = [],
         clientIdentity: ClientIdentity? = nil,
         maximumResponseBodySize: Int? = nil,
-        tokens: TokenManager.Configuration = TokenManager.Configuration(),
+        tokens: TokenManager.Configuration = TokenManager.Configuration(revocationTimeout: .seconds(30)),
         logger: Logger? = nil,
         baseURL: URL? = nil
     ) throws -> SecureAPIClient.Configuration {
         var transport = HTTPTransportConfiguration(policy: policy ?? self.policy)
         transport.clientIdentity = clientIdentity
         transport.logger = logger
-        transport.timeouts.request = .seconds(20)
+        transport.timeouts.request = .seconds(60)
         if let maximumResponseBodySize { transport.maximumResponseBodySize = maximumResponseBodySize }
         let clock = self.clientClock
         var configuration = SecureAPIClient.Configuration(

@@ -23,7 +23,7 @@ struct OpenAPIClientTests {
         _ body: (Client, TokenManager) async throws -> R
     ) async throws -> R {
         var configuration = HTTPTransportConfiguration(policy: policy)
-        configuration.timeouts.request = .seconds(20)
+        configuration.timeouts.request = .seconds(60)
         return try await withNIOHTTPTransport(configuration: configuration) { transport in
             let clock = fixture.clientClock
             let tokens = TokenManager(

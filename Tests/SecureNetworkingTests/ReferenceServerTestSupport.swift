@@ -32,7 +32,7 @@ enum ReferenceFixture {
     /// A transport that trusts the test root only.
     static func transportConfiguration(clientIdentity: ClientIdentity? = nil) -> HTTPTransportConfiguration {
         var configuration = HTTPTransportConfiguration(policy: TransportSecurityPolicy(trustAnchors: pki.trustAnchors))
-        configuration.timeouts.request = .seconds(20)
+        configuration.timeouts.request = .seconds(60)
         configuration.clientIdentity = clientIdentity
         return configuration
     }

@@ -16,7 +16,7 @@ enum Live {
 
     static var configuration: HTTPTransportConfiguration {
         var configuration = HTTPTransportConfiguration(policy: TransportSecurityPolicy(trustAnchors: pki.trustAnchors))
-        configuration.timeouts.request = .seconds(20)
+        configuration.timeouts.request = .seconds(60)
         return configuration
     }
 }

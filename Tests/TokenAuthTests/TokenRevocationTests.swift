@@ -36,6 +36,9 @@ struct TokenRevocationTests {
                 )
                 let tokens = try await referenceSignIn(server, Self.user, through: transport)
                 var managerConfiguration = TokenManager.Configuration()
+                // The revocations these tests expect to complete get 30 s, not the default 5 s: on
+                // a loaded machine a revocation took longer and was (correctly) abandoned.
+                managerConfiguration.revocationTimeout = .seconds(30)
                 configure(&managerConfiguration)
                 let store = InMemoryStore()
                 let manager = TokenManager(store: store, refresher: endpoint, configuration: managerConfiguration)
@@ -70,7 +73,10 @@ struct TokenRevocationTests {
             let idle = TokenManager(
                 store: store,
                 refresher: endpoint,
-                configuration: TokenManager.Configuration(inactivityTimeout: .seconds(60)),
+                configuration: TokenManager.Configuration(
+                    inactivityTimeout: .seconds(60),
+                    revocationTimeout: .seconds(30)
+                ),
                 now: clock.function
             )
             try await idle.signIn(bundle)
