@@ -161,7 +161,12 @@ struct TokenRevocationTests {
         ]
         for (response, code) in zip(responses, [TokenAuthError.Code.serverError, .authorizationRejected]) {
             try await withStubEndpoint(answering: response) { server, endpoint in
-                let manager = TokenManager(store: InMemoryStore(), refresher: endpoint)
+                // 30 s for the answer to arrive (the default 5 s was missed on a loaded machine).
+                let manager = TokenManager(
+                    store: InMemoryStore(),
+                    refresher: endpoint,
+                    configuration: TokenManager.Configuration(revocationTimeout: .seconds(30))
+                )
                 try await manager.signIn(
                     TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
                 )
