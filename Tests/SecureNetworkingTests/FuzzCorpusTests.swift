@@ -133,9 +133,11 @@ struct FuzzCorpusTests {
         bytes += [0, 0, 0, 0, 0, 0, 0, 1]  // number of objects
         bytes += [0, 0, 0, 0, 0, 0, 0, 0]  // top object
         bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(offsetTable)]  // offset table offset
-        #expect(throws: ServerTrustError.self) {
+        let error = #expect(throws: ServerTrustError.self) {
             try TransportSecurityPolicy.readInfoPlist(Data(bytes))
         }
+        #expect(error?.code == .invalidPolicyFile)
+        #expect(error?.keyPath == "$")
     }
 
     /// XML nested deeper than the decoder should recurse is refused before it is parsed; an
