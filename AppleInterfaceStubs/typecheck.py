@@ -9,9 +9,12 @@
    SwiftPM used for it (read from .build/debug.yaml: the same language mode, upcoming features,
    module search paths and C module maps), as `-typecheck`, with the stub modules first on the
    import path and the files under AppleInterfaceStubs/Checks/<Module>/ added to the module.
-   SecureHTTP and SecureStorage are then emitted as modules under the stubs, so that
-   SecureNetworking (whose `Engine.urlSession` names URLSessionTransport) is checked against
-   their Apple-platform interface.
+   Each is then emitted as a module under the stubs (built for testing, as SwiftPM's debug build
+   is, so `@testable import` works), so that the modules after it (SecureNetworking, whose
+   `Engine.urlSession` names URLSessionTransport) are checked against its Apple-platform interface.
+3. Then the same for every test target with Apple-only code (a file under Tests/<Target>/ that
+   uses `canImport(Security)` and the like): its SwiftPM invocation as `-typecheck`, importing
+   the library modules emitted in step 2. A module is skipped when a module it imports failed.
 
 Needs a prior `swift build --build-tests` (it type-checks against the dependencies' built
 modules). Exits non-zero on any compiler error.
@@ -28,19 +31,23 @@ OUT = os.path.join(STUBS, ".build", "modules")
 # The stub modules, in dependency order.
 STUB_MODULES = ["Security", "LocalAuthentication", "AuthenticationServices", "CryptoKit"]
 # The package modules whose sources hold Apple-only code, checked in full, in dependency order.
-# The first two are also emitted under the stubs (OUT/checked) so that SecureNetworking is
-# checked against their Apple-platform interface (URLSessionTransport exists only there).
+# Each is also emitted under the stubs (OUT/checked) so that the modules after it, and the test
+# targets, are checked against its Apple-platform interface (URLSessionTransport exists only there).
 CHECKED_MODULES = ["SecureHTTP", "SecureStorage", "TokenAuth", "SecureNetworking"]
-EMITTED_MODULES = {"SecureHTTP", "SecureStorage"}
+EMITTED_MODULES = set(CHECKED_MODULES)
 CHECKED_OUT = os.path.join(OUT, "checked")
+# What marks a file as holding Apple-only code.
+APPLE_ONLY = re.compile(r"canImport\((Security|LocalAuthentication|AuthenticationServices|CryptoKit)\)")
+TESTS = os.path.join(ROOT, "Tests")
 # Flags of SwiftPM's invocation that produce outputs; a type-check produces none.
 DROP_WITH_VALUE = {
     "-emit-module-path", "-output-file-map", "-index-store-path", "-emit-objc-header-path",
     "-module-cache-path",
 }
+# `-enable-testing` stays: the test targets `@testable import` the emitted modules.
 DROP = {
     "-emit-dependencies", "-emit-module", "-incremental", "-c", "-enable-batch-mode",
-    "-serialize-diagnostics", "-parseable-output", "-emit-objc-header", "-enable-testing",
+    "-serialize-diagnostics", "-parseable-output", "-emit-objc-header",
 }
 
 
@@ -65,19 +72,36 @@ def build_stubs():
 
 
 def swiftpm_invocation(manifest, module):
-    """The arguments SwiftPM compiled `module` with (debug configuration)."""
+    """The arguments SwiftPM compiled `module` with (debug configuration), and the package
+    modules it imports (its inputs' `Modules/<Name>.swiftmodule`)."""
     pattern = re.compile(r'^  "C\.' + re.escape(module) + r'-[^"]*-debug\.module":\n(.*?)(?=^  ")', re.S | re.M)
     match = pattern.search(manifest)
     if not match:
         sys.exit(f"apple-typecheck: {module} is not in .build/debug.yaml; run `swift build --build-tests` first")
     args = re.search(r"^    args: (\[.*\])$", match.group(1), re.M)
-    return json.loads(args.group(1))
+    inputs = re.search(r"^    inputs: (\[.*\])$", match.group(1), re.M)
+    imported = set()
+    for path in json.loads(inputs.group(1)) if inputs else []:
+        name = re.search(r"/Modules/([^/]+)\.swiftmodule$", path)
+        if name:
+            imported.add(name.group(1))
+    return json.loads(args.group(1)), imported
 
 
-def typecheck(manifest, module):
-    """Type-checks `module` under the stubs (and emits it, for the modules that depend on it).
-    Returns whether it succeeded."""
-    original = swiftpm_invocation(manifest, module)
+def apple_test_targets():
+    """The test targets with a file that holds Apple-only code, by name."""
+    targets = []
+    for target in sorted(os.listdir(TESTS)):
+        for folder, _, files in os.walk(os.path.join(TESTS, target)):
+            if any(f.endswith(".swift") and APPLE_ONLY.search(open(os.path.join(folder, f)).read()) for f in files):
+                targets.append(target)
+                break
+    return targets
+
+
+def typecheck(module, original):
+    """Type-checks `module` (SwiftPM's arguments `original`) under the stubs, and emits it for
+    the modules that depend on it. Returns whether it succeeded."""
     # The stubs, then the modules already checked under them, then SwiftPM's own paths.
     flags = ["-I", OUT, "-I", CHECKED_OUT]
     sources = []
@@ -99,7 +123,7 @@ def typecheck(manifest, module):
     checks = os.path.join(STUBS, "Checks", module)
     if os.path.isdir(checks):
         sources += sorted(os.path.join(checks, f) for f in os.listdir(checks) if f.endswith(".swift"))
-    apple = [s for s in sources if re.search(r"canImport\((Security|LocalAuthentication|AuthenticationServices|CryptoKit)\)", open(s).read())]
+    apple = [s for s in sources if APPLE_ONLY.search(open(s).read())]
     print(f"apple-typecheck: {module}: {len(sources)} files, with Apple-only code: "
           + ", ".join(os.path.relpath(s, ROOT) for s in apple), flush=True)
     if not run(["swiftc", "-typecheck"] + flags + sources):
@@ -122,11 +146,12 @@ def main():
     with open(manifest_path) as handle:
         manifest = handle.read() + "\n  \"\n"
     failed = []
-    for module in CHECKED_MODULES:
-        if module not in EMITTED_MODULES and any(m in EMITTED_MODULES for m in failed):
+    for module in CHECKED_MODULES + apple_test_targets():
+        original, imported = swiftpm_invocation(manifest, module)
+        if imported & set(failed):
             print(f"apple-typecheck: {module}: skipped, a module it imports failed", flush=True)
             failed.append(module)
-        elif not typecheck(manifest, module):
+        elif not typecheck(module, original):
             failed.append(module)
     if failed:
         sys.exit("apple-typecheck: type errors against the Apple SDK stubs in " + ", ".join(failed))

@@ -214,3 +214,11 @@ nonisolated(unsafe) public let kSecValueData: CFString = { fatalError() }()
 // `let kSecUseDataProtectionKeychain: CFString`; iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0.
 @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
 nonisolated(unsafe) public let kSecUseDataProtectionKeychain: CFString = { fatalError() }()
+
+// Security/SecItem.h: `extern const CFStringRef kSecReturnAttributes
+// __OSX_AVAILABLE_STARTING(__MAC_10_6, __IPHONE_2_0);` (as in SDK copies of SecItem.h, beside
+// kSecReturnData) — `let kSecReturnAttributes: CFString`; iOS 2.0, macOS 10.6, tvOS 9.0, watchOS 2.0,
+// visionOS 1.0 (developer.apple.com/documentation/security/ksecreturnattributes, markdown export).
+// Read by the Apple-only tests.
+@available(macOS 10.6, iOS 2.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
+nonisolated(unsafe) public let kSecReturnAttributes: CFString = { fatalError() }()
