@@ -52,3 +52,17 @@ public func SecTrustEvaluateWithError(_ trust: SecTrust, _ error: UnsafeMutableP
 @available(macOS 12.0, iOS 15.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
 @discardableResult
 public func SecTrustCopyCertificateChain(_ trust: SecTrust) -> CFArray? { fatalError() }
+
+// Security/SecTrust.h: `OSStatus SecTrustCreateWithCertificates(CFTypeRef certificates, CFTypeRef __nullable
+// policies, SecTrustRef * __nonnull CF_RETURNS_RETAINED trust) __OSX_AVAILABLE_STARTING(__MAC_10_3,
+// __IPHONE_2_0);` (the same macOS 12.0 SDK header) — Swift `func SecTrustCreateWithCertificates(_ certificates:
+// CFTypeRef, _ policies: CFTypeRef?, _ trust: UnsafeMutablePointer<SecTrust?>) -> OSStatus` (the pointer is
+// `__nonnull`, so not optional; developer.apple.com/documentation/security/sectrustcreatewithcertificates(_:_:_:)),
+// tvOS 9.0, watchOS 2.0, visionOS 1.0.
+@available(macOS 10.3, iOS 2.0, tvOS 9.0, watchOS 2.0, visionOS 1.0, *)
+@discardableResult
+public func SecTrustCreateWithCertificates(
+    _ certificates: CFTypeRef,
+    _ policies: CFTypeRef?,
+    _ trust: UnsafeMutablePointer<SecTrust?>
+) -> OSStatus { fatalError() }

@@ -253,7 +253,12 @@ struct URLSessionDelegatePolicyTests {
             failure: .serverTrustFailure,
             reason: .weakKey
         ),
-        ConclusionCase(name: "validated but empty", evaluation: { .validated([]) }, failure: .serverTrustFailure),
+        ConclusionCase(
+            name: "validated but empty",
+            evaluation: { .validated([]) },
+            failure: .serverTrustFailure,
+            reason: .emptyChain
+        ),
         ConclusionCase(
             name: "refused: expired",
             evaluation: { .refused(.expired, status: -67818) },
@@ -281,12 +286,14 @@ struct URLSessionDelegatePolicyTests {
         ConclusionCase(
             name: "refused: another status (revoked)",
             evaluation: { .refused(.other, status: -67820) },
-            failure: .serverTrustFailure
+            failure: .serverTrustFailure,
+            reason: .chainPolicyViolation
         ),
         ConclusionCase(
             name: "evaluation error: trust object unusable",
             evaluation: { .unusable("the trust anchors could not be set") },
-            failure: .serverTrustFailure
+            failure: .serverTrustFailure,
+            reason: .chainPolicyViolation
         ),
     ]
 
@@ -344,7 +351,7 @@ struct URLSessionDelegatePolicyTests {
 
     @Test func aPlatformRefusalCarriesTheStatus() {
         let conclusion = Self.policy().conclude(.refused(.other, status: -67820), requirements: Self.requirements())
-        #expect(conclusion.failure?.message.contains("OSStatus -67820") == true)
+        #expect(conclusion.failure?.serverTrustError?.message.contains("OSStatus -67820") == true)
     }
 
     // MARK: Completion and redirects
@@ -512,31 +519,5 @@ struct URLSessionPoolTests {
         #expect(pool.count == 0)
         #expect(Self.lease(&pool, URLSessionDelegatePolicyTests.requirements(), made: &made) == nil)
         #expect(made == 1)
-    }
-}
-
-/// NIOHTTPTransport on a platform whose root store ServerTrust cannot read (Apple's).
-@Suite("NIOHTTPTransport: the platform root store")
-struct NIOHTTPTransportRootStoreTests {
-    @Test func systemRootsAreRefusedWhereTheRootStoreCannotBeRead() {
-        for anchors in [TrustAnchors.system, .system(adding: [URLSessionDelegatePolicyTests.pki.root.certificate])] {
-            let problem = NIOHTTPTransport.rootStoreProblem(
-                TransportSecurityPolicy(trustAnchors: anchors),
-                rootStoreIsReadable: false
-            )
-            #expect(problem?.code == .policyViolation)
-        }
-    }
-
-    @Test func namedRootsNeedNoRootStore() {
-        let policy = TransportSecurityPolicy(trustAnchors: URLSessionDelegatePolicyTests.pki.trustAnchors)
-        #expect(NIOHTTPTransport.rootStoreProblem(policy, rootStoreIsReadable: false) == nil)
-        #expect(NIOHTTPTransport.rootStoreProblem(TransportSecurityPolicy(), rootStoreIsReadable: true) == nil)
-    }
-
-    @Test func linuxReadsItsRootStore() async throws {
-        #expect(NIOHTTPTransport.platformRootStoreIsReadable)
-        let transport = try NIOHTTPTransport(configuration: HTTPTransportConfiguration())
-        await transport.shutdown()
     }
 }

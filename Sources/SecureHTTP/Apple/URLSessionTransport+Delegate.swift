@@ -175,7 +175,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 )
                 return (.cancelAuthenticationChallenge, nil)
             }
-            let evaluation = Self.evaluate(trust, for: requirements, anchorDER: self.anchorDER)
+            let evaluation = SecTrustChainValidator.evaluate(trust, for: requirements, anchorDER: self.anchorDER)
             let conclusion = self.policy.conclude(evaluation, requirements: requirements)
             if let report = conclusion.pinReport {
                 self.pinValidationReporter?(report)
@@ -210,91 +210,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if self.table.append(data, to: dataTask.taskIdentifier, limit: self.maximumResponseBodySize) {
             dataTask.cancel()
         }
-    }
-
-    // MARK: Server trust
-
-    /// Has Security.framework validate the path for the requested host with the policy's
-    /// anchors, and returns its verdict in the policy's terms.
-    ///
-    /// `SecTrustEvaluateWithError` may block briefly (it can fetch intermediates or revocation
-    /// data); it runs once per new TLS connection.
-    private static func evaluate(
-        _ trust: SecTrust,
-        for requirements: ConnectionRequirements,
-        anchorDER: [Data]
-    ) -> URLSessionDelegatePolicy.PlatformEvaluation {
-        if let problem = Self.configure(trust, for: requirements, anchorDER: anchorDER) {
-            return .unusable(problem)
-        }
-        var cfError: CFError?
-        guard SecTrustEvaluateWithError(trust, &cfError) else {
-            let status = OSStatus(truncatingIfNeeded: cfError.map { CFErrorGetCode($0) } ?? 0)
-            return .refused(Self.refusal(status), status: status)
-        }
-        guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate] else {
-            return .unusable("the validated chain could not be read")
-        }
-        return .validated(chain.map { [UInt8](SecCertificateCopyData($0) as Data) })
-    }
-
-    /// The policy's name for the statuses `SecTrustEvaluateWithError` reports whose meaning is
-    /// unambiguous; ``URLSessionDelegatePolicy/PlatformRefusal/other`` for the rest.
-    private static func refusal(_ status: OSStatus) -> URLSessionDelegatePolicy.PlatformRefusal {
-        switch status {
-        case errSecCertificateExpired: .expired
-        case errSecCertificateNotValidYet: .notYetValid
-        case errSecHostNameMismatch: .hostNameMismatch
-        case errSecNotTrusted, errSecCreateChainFailed: .untrusted
-        default: .other
-        }
-    }
-
-    /// Sets the SSL policy for the requested host and the policy's trust anchors (`anchorDER`,
-    /// the DER of `requirements.trustAnchors.certificates`) on `trust`; returns what went wrong,
-    /// if anything.
-    private static func configure(
-        _ trust: SecTrust,
-        for requirements: ConnectionRequirements,
-        anchorDER: [Data]
-    ) -> String? {
-        let host = requirements.host
-        let policy = SecPolicyCreateSSL(true, host as CFString)
-        guard SecTrustSetPolicies(trust, policy) == errSecSuccess else {
-            return "the SSL policy for \(host) could not be set"
-        }
-        let anchors = requirements.trustAnchors
-        guard !anchors.includesSystemRoots || !anchors.certificates.isEmpty else { return nil }
-
-        var certificates: [SecCertificate] = []
-        for der in anchorDER {
-            guard let certificate = SecCertificateCreateWithData(nil, der as CFData) else {
-                return "a trust anchor of the policy is not a certificate Security.framework reads"
-            }
-            certificates.append(certificate)
-        }
-        guard SecTrustSetAnchorCertificates(trust, certificates as CFArray) == errSecSuccess,
-            // Setting anchors disables the system roots; turn them back on for `.system(adding:)`.
-            SecTrustSetAnchorCertificatesOnly(trust, !anchors.includesSystemRoots) == errSecSuccess
-        else {
-            return "the trust anchors for \(host) could not be set"
-        }
-        return nil
-    }
-
-    /// The DER encoding of the app-supplied anchors.
-    static func anchorCertificates(_ anchors: TrustAnchors) throws(SecureHTTPError) -> [Data] {
-        var encoded: [Data] = []
-        for certificate in anchors.certificates {
-            var serializer = DER.Serializer()
-            do {
-                try serializer.serialize(certificate)
-            } catch {
-                throw SecureHTTPError(.policyViolation, "a trust anchor of the policy could not be DER-encoded")
-            }
-            encoded.append(Data(serializer.serializedBytes))
-        }
-        return encoded
     }
 }
 #endif

@@ -55,7 +55,7 @@ public final class URLSessionTransport: HTTPTransport {
     private let requestTimeout: TimeInterval
 
     /// The default for `maximumSessions`.
-    public static let defaultMaximumSessions = 16
+    public static let defaultMaximumSessions = URLSessionTransportDefaults.maximumSessions
 
     /// Creates a transport; its URLSessions are created on first use.
     ///
@@ -76,7 +76,7 @@ public final class URLSessionTransport: HTTPTransport {
         maximumSessions: Int = URLSessionTransport.defaultMaximumSessions
     ) throws(SecureHTTPError) {
         // Everything that can fail runs here, before any session exists.
-        _ = try URLSessionTransportDelegate.anchorCertificates(configuration.policy.trustAnchors)
+        _ = try SecTrustChainValidator.anchorCertificates(configuration.policy.trustAnchors)
         var clientCredential: URLSessionClientCredential?
         if let identity = configuration.clientIdentity {
             clientCredential = try URLSessionClientCredential(identity)
@@ -256,7 +256,7 @@ struct URLSessionFactory: Sendable {
         configuration.waitsForConnectivity = false
         let delegate = URLSessionTransportDelegate(
             policy: self.policy,
-            anchorDER: try URLSessionTransportDelegate.anchorCertificates(requirements.trustAnchors),
+            anchorDER: try SecTrustChainValidator.anchorCertificates(requirements.trustAnchors),
             maximumResponseBodySize: self.maximumResponseBodySize,
             pinValidationReporter: self.pinValidationReporter,
             clientCredential: self.clientCredential

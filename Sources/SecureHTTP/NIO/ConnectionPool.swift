@@ -108,6 +108,9 @@ final class ConnectionPool: Sendable {
     private let configuration: HTTPTransportConfiguration
     private let identity: LoadedClientIdentity?
     private let evaluator: ServerTrust
+    /// Who validates the chains of each requirements' connections (ServerTrust, or the
+    /// platform's verifier for roots only it can read).
+    private let platformTrust: PlatformTrust
     private let cache: TrustDecisionCache
     private let counters: TransportCounters
 
@@ -115,10 +118,12 @@ final class ConnectionPool: Sendable {
         group: any EventLoopGroup,
         configuration: HTTPTransportConfiguration,
         identity: LoadedClientIdentity?,
+        platformTrust: PlatformTrust = .current,
         cache: TrustDecisionCache,
         counters: TransportCounters
     ) {
         self.group = group
+        self.platformTrust = platformTrust
         self.configuration = configuration
         self.identity = identity
         self.evaluator = ServerTrust(configuration: configuration.serverTrust)
@@ -455,6 +460,7 @@ final class ConnectionPool: Sendable {
                 self.configuration.transparencyReporter, self.configuration.handshakeObserver
             )
             let requirements = key.requirements
+            let platformValidator = self.platformTrust.validator(for: requirements)
             let now = self.configuration.now
             connection = try await ConnectionSetup.connect(
                 id: id,
@@ -466,6 +472,7 @@ final class ConnectionPool: Sendable {
                     HandshakeTrust(
                         requirements: requirements,
                         evaluator: evaluator,
+                        platformValidator: platformValidator,
                         cache: cache,
                         counters: counters,
                         reporter: reporter,

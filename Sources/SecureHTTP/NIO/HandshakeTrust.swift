@@ -12,6 +12,9 @@ import X509
 final class HandshakeTrust: Sendable {
     let requirements: ConnectionRequirements
     private let evaluator: ServerTrust
+    /// The platform's verifier, for requirements whose roots only the platform can read (the
+    /// system roots on Apple platforms); nil for ServerTrust's own path validation.
+    private let platformValidator: (any PlatformChainValidator)?
     private let cache: TrustDecisionCache
     private let reporter: (@Sendable (PinValidationReport) -> Void)?
     private let transparencyReporter: (@Sendable (CertificateTransparencyReport) -> Void)?
@@ -26,6 +29,7 @@ final class HandshakeTrust: Sendable {
     init(
         requirements: ConnectionRequirements,
         evaluator: ServerTrust,
+        platformValidator: (any PlatformChainValidator)? = nil,
         cache: TrustDecisionCache,
         counters: TransportCounters,
         reporter: (@Sendable (PinValidationReport) -> Void)?,
@@ -38,6 +42,7 @@ final class HandshakeTrust: Sendable {
         self.now = now
         self.requirements = requirements
         self.evaluator = evaluator
+        self.platformValidator = platformValidator
         self.cache = cache
         self.counters = counters
         self.reporter = reporter
@@ -98,7 +103,27 @@ final class HandshakeTrust: Sendable {
         self.counters.increment(\.trustEvaluations)
         self.counters.metrics.trustEvaluated(cached: false)
         let now = self.now()
-        let decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
+        let decision: TrustDecision
+        if let platformValidator = self.platformValidator {
+            // Security.framework validates the path (system roots, plus the policy's for
+            // `.system(adding:)`); ServerTrust's key rules, CT and pins then run on the chain it
+            // validated, exactly as for URLSessionTransport.
+            let evaluation = await platformValidator.validate(der, for: self.requirements)
+            switch PlatformTrustConclusion(
+                evaluation,
+                evaluator: self.evaluator,
+                requirements: self.requirements,
+                now: now
+            ) {
+            case .refused(let failure):
+                self.record(failure, report: nil)
+                return .failed
+            case .decided(let platformDecision):
+                decision = platformDecision
+            }
+        } else {
+            decision = await self.evaluator.evaluate(presentedChain: der, requirements: self.requirements, now: now)
+        }
         if let report = decision.pinReport {
             self.counters.metrics.pinMismatch(report.result)
             self.reporter?(report)

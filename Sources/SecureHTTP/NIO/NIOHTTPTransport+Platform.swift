@@ -1,27 +1,21 @@
 import ServerTrust
 
 extension NIOHTTPTransport {
-    /// Whether ServerTrust can read this platform's root store.
-    ///
-    /// swift-certificates reads the root store from the CA bundle Linux distributions install
-    /// (`CertificateStore.systemTrustRoots`); Apple platforms keep theirs inside
-    /// Security.framework, which does not hand it out on iOS, tvOS, watchOS or visionOS, so there
-    /// the store is empty and every chain to a public root would be refused as untrusted.
-    static var platformRootStoreIsReadable: Bool {
-        #if canImport(Security)
-        return false
-        #else
-        return true
-        #endif
-    }
-
-    /// Why a transport with `policy` cannot validate chains here, or nil when it can: the policy
-    /// trusts the system roots and the platform's root store cannot be read.
-    static func rootStoreProblem(_ policy: TransportSecurityPolicy, rootStoreIsReadable: Bool) -> SecureHTTPError? {
-        guard !rootStoreIsReadable, policy.trustAnchors.includesSystemRoots else { return nil }
+    /// Why a transport with `policy` cannot validate chains with `platformTrust`, or nil when it
+    /// can: the policy trusts the system roots, ServerTrust cannot read
+    /// them and there is no platform verifier. Unreachable on Linux (the CA bundle is read) and on
+    /// Apple platforms (Security.framework validates); kept so that a platform with neither
+    /// fails when the transport is built, not at the first handshake.
+    static func rootStoreProblem(_ policy: TransportSecurityPolicy, platformTrust: PlatformTrust) -> SecureHTTPError? {
+        let validation = ChainPathValidation.choice(
+            for: policy.trustAnchors,
+            rootStoreIsReadable: platformTrust.rootStoreIsReadable,
+            hasPlatformValidator: platformTrust.validator != nil
+        )
+        guard validation == .impossible else { return nil }
         return SecureHTTPError(
             .policyViolation,
-            "NIOHTTPTransport cannot read the system root store on this platform: name the roots with TrustAnchors.only(_:profile:), or use URLSessionTransport for the system roots"
+            "NIOHTTPTransport cannot validate chains to the system roots on this platform: name the roots with TrustAnchors.only(_:profile:)"
         )
     }
 }

@@ -58,21 +58,33 @@ public final class NIOHTTPTransport: HTTPTransport {
 
     /// Creates a transport.
     ///
+    /// Chains are validated by ServerTrust (swift-certificates) against the policy's roots, or
+    /// the system roots where it can read them (Linux's CA bundle). On Apple platforms, where
+    /// only Security.framework can read the system roots, a policy that trusts them
+    /// (`.system`, `.system(adding:)`) has Security.framework validate the path inside the
+    /// handshake (`SecTrustEvaluateWithError` with the SSL policy for the host and any roots the
+    /// policy adds), then ServerTrust's key rules, CT and pins on the chain it validated.
+    ///
     /// - Parameters:
     ///   - configuration: policy, limits, timeouts and client identity.
     ///   - eventLoopGroup: where connections run; by default NIO's shared singleton group.
     /// - Throws: ``SecureHTTPError/Code/invalidClientIdentity`` when the client identity
-    ///   cannot be loaded; ``SecureHTTPError/Code/policyViolation`` on Apple platforms when the
-    ///   policy trusts the system roots, which ServerTrust cannot read there (name the roots with
-    ///   `TrustAnchors.only(_:profile:)`, or use `URLSessionTransport`).
-    public init(
+    ///   cannot be loaded.
+    public convenience init(
         configuration: HTTPTransportConfiguration = HTTPTransportConfiguration(),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws(SecureHTTPError) {
-        if let problem = Self.rootStoreProblem(
-            configuration.policy,
-            rootStoreIsReadable: Self.platformRootStoreIsReadable
-        ) {
+        try self.init(configuration: configuration, eventLoopGroup: eventLoopGroup, platformTrust: .current)
+    }
+
+    /// Creates a transport whose chain validation is `platformTrust`'s (tests stand in for
+    /// Security.framework with it).
+    init(
+        configuration: HTTPTransportConfiguration,
+        eventLoopGroup: any EventLoopGroup,
+        platformTrust: PlatformTrust
+    ) throws(SecureHTTPError) {
+        if let problem = Self.rootStoreProblem(configuration.policy, platformTrust: platformTrust) {
             throw problem
         }
         self.configuration = configuration
@@ -86,6 +98,7 @@ public final class NIOHTTPTransport: HTTPTransport {
             group: eventLoopGroup,
             configuration: configuration,
             identity: identity,
+            platformTrust: platformTrust,
             cache: TrustDecisionCache(),
             counters: self.counters
         )

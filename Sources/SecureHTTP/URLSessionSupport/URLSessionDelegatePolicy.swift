@@ -53,29 +53,10 @@ struct URLSessionDelegatePolicy: Sendable {
         case cancel(SecureHTTPError)
     }
 
-    /// What Security.framework said about a server's chain.
-    enum PlatformEvaluation: Sendable {
-        /// `SecTrustEvaluateWithError` succeeded; the chain it validated, DER, leaf first.
-        case validated([[UInt8]])
-        /// `SecTrustEvaluateWithError` failed with this reason and OSStatus.
-        case refused(PlatformRefusal, status: Int32)
-        /// The trust object could not be set up (policy, anchors) or its chain read.
-        case unusable(String)
-    }
-
+    /// What Security.framework said about a server's chain (shared with `NIOHTTPTransport`).
+    typealias PlatformEvaluation = PlatformTrustEvaluation
     /// The OSStatus of a refused evaluation, in ServerTrust's vocabulary.
-    enum PlatformRefusal: Sendable, Hashable {
-        /// `errSecCertificateExpired`.
-        case expired
-        /// `errSecCertificateNotValidYet`.
-        case notYetValid
-        /// `errSecHostNameMismatch`.
-        case hostNameMismatch
-        /// `errSecNotTrusted`, `errSecCreateChainFailed`: no path to a trust anchor.
-        case untrusted
-        /// Any other status (revocation, policy constraints, …).
-        case other
-    }
+    typealias PlatformRefusal = PlatformTrustRefusal
 
     /// The outcome of a server-trust evaluation.
     struct Conclusion: Sendable {
@@ -181,57 +162,22 @@ struct URLSessionDelegatePolicy: Sendable {
     /// goes through ServerTrust's key rules and pins
     /// (`ServerTrust.evaluate(platformValidatedChain:requirements:now:)`).
     func conclude(_ evaluation: PlatformEvaluation, requirements: ConnectionRequirements) -> Conclusion {
-        let host = requirements.host
-        switch evaluation {
-        case .unusable(let reason):
-            return Conclusion(failure: SecureHTTPError(.serverTrustFailure, "\(host) is not trusted: \(reason)"))
-        case .refused(let refusal, let status):
-            return Conclusion(failure: Self.refusal(refusal, status: status, host: host))
-        case .validated(let chain):
-            guard !chain.isEmpty else {
-                return Conclusion(
-                    failure: SecureHTTPError(
-                        .serverTrustFailure,
-                        "\(host) is not trusted: the validated chain is empty"
-                    )
-                )
-            }
-            let decision = self.evaluator.evaluate(
-                platformValidatedChain: chain,
-                requirements: requirements,
-                now: self.now()
-            )
-            if let report = decision.transparencyReport, report.result != .compliant {
-                self.transparencyReporter?(report)
-            }
-            return Conclusion(
-                failure: decision.failure.map { SecureHTTPError.trust($0, host: host, report: decision.pinReport) },
-                pinReport: decision.pinReport
-            )
+        let conclusion = PlatformTrustConclusion(
+            evaluation,
+            evaluator: self.evaluator,
+            requirements: requirements,
+            now: self.now()
+        )
+        let decision = conclusion.decision
+        if let report = decision?.transparencyReport, report.result != .compliant {
+            self.transparencyReporter?(report)
         }
-    }
-
-    private static func refusal(_ refusal: PlatformRefusal, status: Int32, host: String) -> SecureHTTPError {
-        let reason: ServerTrustError
-        switch refusal {
-        case .expired:
-            reason = ServerTrustError(.expired, "a certificate of the chain has expired (OSStatus \(status))")
-        case .notYetValid:
-            reason = ServerTrustError(.notYetValid, "a certificate of the chain is not valid yet (OSStatus \(status))")
-        case .hostNameMismatch:
-            reason = ServerTrustError(.hostnameMismatch, "the certificate does not cover \(host) (OSStatus \(status))")
-        case .untrusted:
-            reason = ServerTrustError(
-                .untrustedRoot,
-                "Security.framework found no path to a trust anchor (OSStatus \(status))"
-            )
-        case .other:
-            return SecureHTTPError(
-                .serverTrustFailure,
-                "\(host) is not trusted: Security.framework rejected its certificate chain (OSStatus \(status))"
-            )
-        }
-        return SecureHTTPError.trust(reason, host: host)
+        return Conclusion(
+            failure: conclusion.failure.map {
+                SecureHTTPError.trust($0, host: requirements.host, report: decision?.pinReport)
+            },
+            pinReport: decision?.pinReport
+        )
     }
 
     // MARK: Redirects and completion

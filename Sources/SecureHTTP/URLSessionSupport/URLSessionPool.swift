@@ -78,3 +78,9 @@ struct URLSessionPool<Session> {
         return all
     }
 }
+
+/// `URLSessionTransport`'s defaults, known on every platform (the engine choice is tested on Linux).
+public enum URLSessionTransportDefaults {
+    /// The default number of URLSessions a transport keeps (one per origin and requirements).
+    public static let maximumSessions = 16
+}

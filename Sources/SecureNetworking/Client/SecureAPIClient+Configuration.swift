@@ -13,8 +13,9 @@ extension SecureAPIClient {
         /// The transport: its policy (HTTPS only, TLS version, pins, trust anchors), client
         /// identity for mutual TLS, timeouts, redirect rules and response size limit.
         public var transport: HTTPTransportConfiguration
-        /// Which transport ``SecureAPIClient/init(configuration:)`` builds from ``transport``:
-        /// ``Engine/nio`` (the default) or, on Apple platforms, `Engine.urlSession`.
+        /// Which transport ``SecureAPIClient/init(configuration:)`` builds from ``transport``.
+        /// Default ``Engine/platformDefault``: `Engine.urlSession` on Apple platforms,
+        /// ``Engine/nio`` elsewhere.
         public var engine: Engine
         /// How requests that need authentication get their token; nil for an API without sessions.
         public var authentication: Authentication?
@@ -66,7 +67,7 @@ extension SecureAPIClient {
         ) {
             self.baseURL = baseURL
             self.transport = transport
-            self.engine = .nio
+            self.engine = .platformDefault
             self.authentication = authentication
             self.keyDecodingStrategy = .convertFromSnakeCase
             self.keyEncodingStrategy = .convertToSnakeCase
@@ -83,8 +84,9 @@ extension SecureAPIClient {
     ///
     /// Both enforce the same `HTTPTransportConfiguration` through the same portable request
     /// driver (policy before any byte is sent, header checks, redirect rules, deadline, size
-    /// limit, pins); they differ in who validates the certificate path. On Apple platforms the
-    /// choice is one line: `configuration.engine = .urlSession`.
+    /// limit, pins); they differ in who validates the certificate path and in what the device's
+    /// network settings do to them. The default is ``platformDefault``; the choice is one line:
+    /// `configuration.engine = .nio`.
     public struct Engine: Sendable, Hashable, CustomStringConvertible {
         enum Kind: Sendable, Hashable {
             case nio
@@ -95,8 +97,11 @@ extension SecureAPIClient {
 
         /// `NIOHTTPTransport` (SwiftNIO + NIOSSL): ServerTrust's own path validation and Web
         /// PKI rules inside the handshake, identical on every platform and the transport every
-        /// live test exercises. On Apple platforms it needs the policy to name its roots
-        /// (`TrustAnchors.only(_:profile:)`): the system root store cannot be read there.
+        /// live test exercises. On Apple platforms a policy that trusts the system roots has
+        /// Security.framework validate the path inside the handshake (only it can read those
+        /// roots there), then ServerTrust's key rules and pins. A BSD socket does not bring up
+        /// the cellular radio or VPN On Demand and ignores the system proxy: see
+        /// ``platformDefault``.
         public static let nio = Engine(kind: .nio)
 
         #if canImport(Security)
@@ -117,6 +122,54 @@ extension SecureAPIClient {
             switch self.kind {
             case .nio: "nio"
             case .urlSession: "urlSession"
+            }
+        }
+
+        /// The engine a configuration starts with on this platform: `Engine.urlSession` on Apple
+        /// platforms, ``nio`` elsewhere.
+        ///
+        /// On an iPhone, URLSession is the networking Apple supports for apps: it brings up the
+        /// cellular radio and VPN On Demand, follows the device's proxy and PAC settings, and
+        /// honours Low Data Mode and the app's cellular-data switch, none of which a BSD socket
+        /// (SwiftNIO's) does; on watchOS, URLSession is the only HTTP networking most apps may
+        /// use. ``nio`` remains a choice there (the transport every live test runs, with the
+        /// system roots validated by Security.framework inside its handshake).
+        public static var platformDefault: Engine {
+            Engine(kind: Self.defaultKind(on: .current))
+        }
+
+        /// The platform families the engine choice distinguishes.
+        enum Platform: Sendable, CaseIterable {
+            case macOS, iOS, tvOS, watchOS, visionOS, linux, other
+
+            /// The platform this code was built for.
+            static var current: Platform {
+                #if os(macOS)
+                .macOS
+                #elseif os(iOS)
+                .iOS
+                #elseif os(tvOS)
+                .tvOS
+                #elseif os(watchOS)
+                .watchOS
+                #elseif os(visionOS)
+                .visionOS
+                #elseif os(Linux)
+                .linux
+                #else
+                .other
+                #endif
+            }
+        }
+
+        /// The default engine on `platform` (a decision in portable code, tested on Linux for
+        /// every platform).
+        static func defaultKind(on platform: Platform) -> Kind {
+            switch platform {
+            case .macOS, .iOS, .tvOS, .watchOS, .visionOS:
+                .urlSession(maximumSessions: URLSessionTransportDefaults.maximumSessions)
+            case .linux, .other:
+                .nio
             }
         }
     }

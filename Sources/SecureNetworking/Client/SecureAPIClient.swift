@@ -53,12 +53,13 @@ public final class SecureAPIClient: Sendable {
     }
 
     /// Creates a client with its own transport, the one ``Configuration/engine`` names
-    /// (`NIOHTTPTransport` by default); call ``shutdown()`` when done.
+    /// (`URLSessionTransport` by default on Apple platforms, `NIOHTTPTransport` elsewhere);
+    /// call ``shutdown()`` when done.
     ///
     /// - Throws: ``APIError/Code/invalidRequest`` when the base URL is not absolute `https` or
     ///   `http`, or ``APIError/Code/transportFailure`` when the transport cannot be built (a
-    ///   client identity that cannot be loaded; on Apple platforms, the NIO engine with a policy
-    ///   that trusts the system roots).
+    ///   client identity that cannot be loaded, such as a PEM identity with the URLSession
+    ///   engine).
     public convenience init(configuration: Configuration) throws(APIError) {
         let transport: any HTTPTransport
         let owned: OwnedTransport
