@@ -216,6 +216,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A stand-in for ASWebAuthenticationSession that completes on a thread of its own, compiled
+        // in Swift 5 mode as Swift imports Apple's Objective-C frameworks; for TokenAuthTests'
+        // WebAuthenticationIsolationTests. Not a product.
+        .target(
+            name: "WebAuthenticationStandIn",
+            path: "Tests/WebAuthenticationStandIn",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         .testTarget(
             name: "ServerTrustTests",
             dependencies: [
@@ -262,6 +270,7 @@ let package = Package(
                 "SecureStorage",
                 "ServerTrust",
                 "SecureNetworkingTesting",
+                "WebAuthenticationStandIn",
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings

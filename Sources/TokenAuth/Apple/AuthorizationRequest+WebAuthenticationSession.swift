@@ -1,6 +1,5 @@
 #if canImport(AuthenticationServices)
 public import AuthenticationServices
-import NIOConcurrencyHelpers
 
 @available(macOS 10.15, iOS 13.0, *)
 @available(tvOS, unavailable)
@@ -10,7 +9,10 @@ extension AuthorizationRequest {
     /// response, for ``OAuthTokenEndpoint/exchange(_:for:)``.
     ///
     /// Thin by design: the session listens for ``callbackURLScheme``, and its completion goes to
-    /// ``response(fromBrowserCallback:userCancelled:)``, which decides.
+    /// ``response(fromBrowserCallback:userCancelled:)``, which decides. The session is made and
+    /// started on the main actor (where AuthenticationServices asks the provider for its
+    /// presentation anchor); its completion handler is `@Sendable`, because AuthenticationServices
+    /// calls it off the main thread, where a main-actor closure would trap.
     ///
     /// - Parameters:
     ///   - presentationContextProvider: the window the page is presented over.
@@ -24,29 +26,44 @@ extension AuthorizationRequest {
         presentationContextProvider: any ASWebAuthenticationPresentationContextProviding,
         prefersEphemeralWebBrowserSession: Bool = true
     ) async throws(TokenAuthError) -> AuthorizationResponse {
-        let (callbackURL, cancelled) = await withCheckedContinuation {
-            (continuation: CheckedContinuation<(URL?, Bool), Never>) in
-            // The session must outlive this scope until it completes: the holder keeps it, and
-            // lets the continuation resume once whichever of completion and a failed start comes.
-            let holder = NIOLockedValueBox<(session: ASWebAuthenticationSession?, resumed: Bool)>((nil, false))
-            let finish: (URL?, Bool) -> Void = { url, cancelled in
-                let first = holder.withLockedValue { state -> Bool in
-                    defer { state = (nil, true) }
-                    return !state.resumed
-                }
-                if first { continuation.resume(returning: (url, cancelled)) }
+        try await self.authorize(
+            presentationContextProvider: presentationContextProvider,
+            prefersEphemeralWebBrowserSession: prefersEphemeralWebBrowserSession,
+            makeSession: { url, callbackURLScheme, completion in
+                // `completion` as WebAuthenticationFlow made it, `@Sendable`. A closure literal in
+                // its place, formed on the main actor, would be main-actor isolated, and Swift 6
+                // checks the executor at its entry: called from AuthenticationServices' thread, it
+                // would trap.
+                ASWebAuthenticationSession(
+                    url: url,
+                    callbackURLScheme: callbackURLScheme,
+                    completionHandler: completion
+                )
             }
-            let session = ASWebAuthenticationSession(url: self.url, callbackURLScheme: self.callbackURLScheme) {
-                url,
-                error in
-                finish(url, (error as? ASWebAuthenticationSessionError)?.code == .canceledLogin)
+        )
+    }
+
+    /// ``authorize(presentationContextProvider:prefersEphemeralWebBrowserSession:)`` with the
+    /// session made by `makeSession` (a test's subclass that completes from a background thread).
+    @MainActor
+    func authorize(
+        presentationContextProvider: any ASWebAuthenticationPresentationContextProviding,
+        prefersEphemeralWebBrowserSession: Bool,
+        makeSession: (
+            _ url: URL, _ callbackURLScheme: String?,
+            _ completion: @escaping @Sendable (URL?, (any Error)?) -> Void
+        ) -> ASWebAuthenticationSession
+    ) async throws(TokenAuthError) -> AuthorizationResponse {
+        let outcome = await WebAuthenticationFlow.run(
+            makeSession: { completion in makeSession(self.url, self.callbackURLScheme, completion) },
+            start: { session in
+                session.presentationContextProvider = presentationContextProvider
+                session.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
+                return session.start()
             }
-            holder.withLockedValue { $0.session = session }
-            session.presentationContextProvider = presentationContextProvider
-            session.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
-            if !session.start() { finish(nil, false) }
-        }
-        return try self.response(fromBrowserCallback: callbackURL, userCancelled: cancelled)
+        )
+        let cancelled = (outcome.error as? ASWebAuthenticationSessionError)?.code == .canceledLogin
+        return try self.response(fromBrowserCallback: outcome.callbackURL, userCancelled: cancelled)
     }
 }
 #endif
