@@ -21,13 +21,18 @@ public struct ASWebAuthenticationSessionError: _BridgedStoredNSError, Sendable {
     // corelibs-foundation's bridging requirement (as in the LAError stub).
     public static var _nsErrorDomain: String { fatalError() }
 
+    // NS_ERROR_ENUM is an open C enum, imported non-frozen (see the LocalAuthentication stub's LAError).
+    @nonexhaustive
     public enum Code: Int, _ErrorCodeProtocol, Sendable {
         public typealias _ErrorType = ASWebAuthenticationSessionError
 
         case canceledLogin = 1
-        @available(macOS 10.15, iOS 13.0, *)
+        // iOS 13.0, macOS 10.15, visionOS 1.0 (developer.apple.com/documentation/authenticationservices/
+        // aswebauthenticationsessionerror/code/presentationcontextinvalid and …/presentationcontextnotprovided).
+        // UNVERIFIED: watchOS — the documentation lists none; whether the header says API_UNAVAILABLE(watchos).
+        @available(macOS 10.15, iOS 13.0, visionOS 1.0, *)
         case presentationContextNotProvided = 2
-        @available(macOS 10.15, iOS 13.0, *)
+        @available(macOS 10.15, iOS 13.0, visionOS 1.0, *)
         case presentationContextInvalid = 3
     }
 
@@ -50,8 +55,9 @@ open class ASWebAuthenticationSession: NSObject {
     }
 
     // `@property (nonatomic, weak) id <ASWebAuthenticationPresentationContextProviding>
-    // presentationContextProvider API_AVAILABLE(ios(13.0), macos(10.15)) API_UNAVAILABLE(watchos);`
-    @available(macOS 10.15, iOS 13.0, *)
+    // presentationContextProvider API_AVAILABLE(ios(13.0), macos(10.15)) API_UNAVAILABLE(watchos);` (visionOS
+    // inferred from iOS).
+    @available(macOS 10.15, iOS 13.0, visionOS 1.0, *)
     @available(watchOS, unavailable)
     weak open var presentationContextProvider: (any ASWebAuthenticationPresentationContextProviding)? {
         get { fatalError() }
@@ -80,9 +86,11 @@ open class ASWebAuthenticationSession: NSObject {
 // `API_AVAILABLE(ios(13.0), macos(10.15)) API_UNAVAILABLE(tvos, watchos) @protocol
 // ASWebAuthenticationPresentationContextProviding <NSObject>` with
 // `- (ASPresentationAnchor)presentationAnchorForWebAuthenticationSession:(ASWebAuthenticationSession *)session;`
-// UNVERIFIED: the current SDK's Swift interface marks the protocol `@MainActor @preconcurrency`
-// (seen in a generated interface through the search tool, not in a header); the stub follows it.
-@available(macOS 10.15, iOS 13.0, *)
+// Apple's documentation (developer.apple.com/documentation/authenticationservices/
+// aswebauthenticationpresentationcontextproviding): `@MainActor protocol
+// ASWebAuthenticationPresentationContextProviding : NSObjectProtocol`; iOS 13.0, macOS 10.15, visionOS 1.0,
+// no tvOS or watchOS. `@preconcurrency` as the importer applies it to Objective-C declarations.
+@available(macOS 10.15, iOS 13.0, visionOS 1.0, *)
 @available(tvOS, unavailable)
 @available(watchOS, unavailable)
 @MainActor @preconcurrency

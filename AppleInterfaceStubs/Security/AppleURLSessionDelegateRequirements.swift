@@ -23,6 +23,8 @@
 // synchronous requirements below, which would satisfy them if the delegate lacked the method (the check
 // file guards against that too).
 
+import Foundation
+
 // URLSessionTaskDelegate methods that URLSessionTransportDelegate implements.
 public protocol AppleURLSessionTaskDelegateRequirements: NSObjectProtocol, Sendable {
     // Foundation/NSURLSession.h: URLSession:task:willPerformHTTPRedirection:newRequest:completionHandler: —
@@ -60,8 +62,8 @@ public protocol AppleURLSessionDataDelegateRequirements: NSObjectProtocol, Senda
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data)
 }
 
-// The URLSessionTaskDelegate metrics callback, kept apart because URLSessionTransportDelegate does not
-// implement it yet; the check file adopts it once it does.
+// The URLSessionTaskDelegate metrics callback, which URLSessionTransportDelegate implements too; the
+// check file adopts it beside the two protocols above.
 public protocol AppleURLSessionTaskMetricsDelegateRequirements: NSObjectProtocol, Sendable {
     // Foundation/NSURLSession.h: URLSession:task:didFinishCollectingMetrics: —
     // `optional func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics:

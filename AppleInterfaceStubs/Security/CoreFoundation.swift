@@ -9,6 +9,8 @@
 // exactly as they do on Apple platforms, but the stub cannot tell CFData from NSData (code that
 // would only compile because CFData *is* NSData here would not be caught).
 
+import Foundation
+
 // CoreFoundation/CFBase.h: CFTypeRef — `typealias CFTypeRef = AnyObject` (developer.apple.com/documentation/corefoundation/cftyperef).
 public typealias CFTypeRef = AnyObject
 

@@ -2,7 +2,8 @@
 // Apple-only sources use and that swift-corelibs-foundation's FoundationNetworking lacks, declares
 // unavailable, spells differently, or is re-declared here so that the Apple transcription is the one
 // checked. On Apple platforms these are members of Foundation; they are declared in this module
-// (which re-exports Foundation and FoundationNetworking) because a module cannot be stubbed twice.
+// (which re-exports FoundationNetworking, not Foundation: see ModuleExports.swift) because a module
+// cannot be stubbed twice.
 //
 // Shadowing: a declaration in this module hides a same-named one in FoundationNetworking (which this
 // module imports) for every file that imports Security — verified for top-level constants, members

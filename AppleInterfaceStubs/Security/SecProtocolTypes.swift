@@ -10,7 +10,20 @@
 // `enum tls_protocol_version_t: UInt16`; iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, visionOS 1.0.
 // Imported C enums are RawRepresentable and Hashable; Sendable as Apple documents for the imported enums and
 // option sets of these frameworks (e.g. SecAccessControlCreateFlags, LAError).
+//
+// An OPEN enum, as the importer makes it: CF_ENUM expands to `enum __CF_ENUM_ATTRIBUTES …` with
+// `#define __CF_ENUM_ATTRIBUTES __attribute__((enum_extensibility(open)))` (CoreFoundation/
+// CFAvailability.h; read in swift-corelibs-foundation's copy, whose CF_ENUM is the SDK's), and Swift
+// imports an enum_extensibility(open) C enum as a non-frozen enum: a `switch` over it without
+// `default` / `@unknown default` is an error in the Swift 6 language mode ("switch covers known cases,
+// but '…' may have additional unknown values"). `@nonexhaustive` (SE-0487) gives this stub the same
+// property. Its `init?(rawValue:)` keeps the failable signature Swift gives it (so `guard let` and `!`
+// compile here as there) but never returns nil on Apple platforms: the importer synthesises it as
+// `self = Builtin.reinterpretCast(rawValue)` "in order to preserve unknown or future cases from C"
+// (swiftlang/swift lib/ClangImporter/SwiftDeclSynthesizer.h, makeEnumRawValueConstructor). A nil
+// check on it is therefore dead code; the stub's synthesised initializer cannot show that.
 @available(macOS 10.15, iOS 13.0, tvOS 13.0, watchOS 6.0, visionOS 1.0, *)
+@nonexhaustive
 public enum tls_protocol_version_t: UInt16, Sendable {
     // `tls_protocol_version_TLSv10 CF_SWIFT_NAME(TLSv10) API_DEPRECATED("Use tls_protocol_version_TLSv12 or
     // tls_protocol_version_TLSv13 instead.", ios(13.0, 15.0), macos(10.15, 12.0)) = 0x0301`

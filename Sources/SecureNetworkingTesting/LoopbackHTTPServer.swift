@@ -181,6 +181,13 @@ public final class LoopbackHTTPServer: Sendable {
             for release in waiting { release() }
         }
 
+        /// Returns once the gate is open.
+        func opened() async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                self.whenOpen { continuation.resume() }
+            }
+        }
+
         func whenOpen(_ release: @escaping @Sendable () -> Void) {
             let now = self.state.withLockedValue { state in
                 if state.open { return true }

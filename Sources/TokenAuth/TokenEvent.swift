@@ -38,6 +38,10 @@ public struct SignOutReason: Hashable, Sendable, CustomStringConvertible {
     public static let noRefreshToken = SignOutReason(name: "noRefreshToken")
     /// No activity for longer than the inactivity timeout.
     public static let inactivity = SignOutReason(name: "inactivity")
+    /// Another process sharing the store ended the session (it signed out, or its refresh was
+    /// refused) while this one was refreshing; the result was not stored, so the session stays
+    /// ended.
+    public static let endedElsewhere = SignOutReason(name: "endedElsewhere")
 
     /// The reason's name.
     public var description: String { self.name }

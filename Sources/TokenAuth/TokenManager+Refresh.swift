@@ -57,59 +57,65 @@ extension TokenManager {
         return stale.expiresAt.timeIntervalSince(issued) < 1
     }
 
-    /// Runs on the actor: under the store's cross-process lock (if it has one), uses a bundle
-    /// another process refreshed meanwhile, or calls the endpoint, saves the new bundle, then
-    /// publishes it.
+    /// Runs on the actor. For a store shared across processes, claims the refresh first
+    /// (``claimRefresh(of:)``: a bundle another process refreshed is used as it is, a live lease
+    /// of another process is waited for) and settles it under the lock afterwards
+    /// (``settleRefresh(_:spent:lease:generation:)``); the lock is never held while the endpoint
+    /// is called. Otherwise calls the endpoint, saves the new bundle, then publishes it.
     private func performRefresh(
         refreshToken: String,
         staleAccessToken: String,
         generation: Int
     ) async throws(TokenAuthError) -> TokenBundle {
         defer { if self.generation == generation { self.refreshTask = nil } }
-        let lock: CrossProcessLock?
-        do {
-            lock = try await self.store.lockAcrossProcesses(timeout: self.configuration.crossProcessLockTimeout)
-        } catch {
-            throw .storage(error, "the session's cross-process lock could not be taken; the tokens were not refreshed")
-        }
-        defer { lock?.release() }
-        if lock != nil,
-            let adopted = try await self.refreshedElsewhere(
-                refreshToken: refreshToken,
-                staleAccessToken: staleAccessToken
-            )
-        {
-            guard self.generation == generation else {
-                throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
-            }
-            self.bundle = adopted
-            self.unsaved = false
-            self.publish(adopted)
-            self.metrics.refreshEnded(.adopted)
-            return adopted
+        var spending = refreshToken
+        var lease: RefreshLeaseHolder?
+        let stale = TokenBundle(accessToken: staleAccessToken, refreshToken: refreshToken, expiresAt: .distantPast)
+        switch try await self.claimRefresh(of: stale) {
+        case .unshared:
+            break
+        case .step(.adopt(let adopted)):
+            return try self.adopt(adopted, generation: generation)
+        case .step(.take(let token)):
+            spending = token
+            lease = RefreshLeaseHolder(manager: self, duration: self.configuration.refreshLeaseDuration)
+        case .step(.endedElsewhere), .step(.wait), .step(.giveUp):
+            // `claimRefresh` only returns .endedElsewhere of these.
+            if self.generation == generation { await self.endSession(.endedElsewhere) }
+            throw TokenAuthError(.signedOut, "another process sharing the store ended the session")
         }
         let response: TokenResponse
         let asked = ContinuousClock.now
         do {
-            response = try await self.refresher.refresh(using: refreshToken)
+            response = try await self.refresher.refresh(using: spending)
         } catch {
+            lease?.stopRenewing()
             self.metrics.refreshEnded(error.isTerminal ? .refused : .failed, endpointTime: asked.duration(to: .now))
+            if let lease {
+                return try await self.settleRefusal(error, spent: spending, lease: lease, generation: generation)
+            }
             if error.isTerminal, self.generation == generation {
                 await self.endSession(.refreshRejected)
             }
-            if let retryAfter = error.retryAfter, self.generation == generation {
-                self.refreshNotBefore = self.now().addingTimeInterval(Self.seconds(retryAfter))
-            }
-            throw error
+            throw self.noteRetryAfter(error, generation: generation)
         }
+        lease?.stopRenewing()
         self.metrics.refreshEnded(.success, endpointTime: asked.duration(to: .now))
         guard self.generation == generation else {
+            if let lease { await self.releaseLease(lease) }
             throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
         }
-        let bundle = TokenBundle(response, receivedAt: self.now(), previousRefreshToken: refreshToken)
-        // The rotated refresh token is saved before the new access token is handed out. If the
-        // save fails, the bundle stays in memory (the old refresh token may already be dead)
-        // and is saved before it is handed out.
+        let bundle = TokenBundle(response, receivedAt: self.now(), previousRefreshToken: spending)
+        if let lease {
+            return try await self.settleRefresh(bundle, spent: spending, lease: lease, generation: generation)
+        }
+        return try await self.keep(bundle)
+    }
+
+    /// Makes `bundle`, a refresh's result, the session's. The rotated refresh token is saved
+    /// before the new access token is handed out. If the save fails, the bundle stays in memory
+    /// (the old refresh token may already be dead) and is saved before it is handed out.
+    func keep(_ bundle: TokenBundle) async throws(TokenAuthError) -> TokenBundle {
         self.bundle = bundle
         self.unsaved = true
         try await self.save(bundle)
@@ -117,22 +123,24 @@ extension TokenManager {
         return bundle
     }
 
-    /// The stored bundle, when another process sharing the store replaced the stale one with a
-    /// bundle that needs no refresh; nil when this process must refresh.
-    private func refreshedElsewhere(
-        refreshToken: String,
-        staleAccessToken: String
-    ) async throws(TokenAuthError) -> TokenBundle? {
-        let stored: TokenBundle?
-        do {
-            stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
-        } catch {
-            throw .storage(error, "the stored tokens could not be read under the session lock")
+    /// Uses a bundle another process refreshed.
+    func adopt(_ adopted: TokenBundle, generation: Int) throws(TokenAuthError) -> TokenBundle {
+        guard self.generation == generation else {
+            throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
         }
-        guard let stored, stored.accessToken != staleAccessToken || stored.refreshToken != refreshToken,
-            !self.needsRefresh(stored)
-        else { return nil }
-        return stored
+        self.bundle = adopted
+        self.unsaved = false
+        self.publish(adopted)
+        self.metrics.refreshEnded(.adopted)
+        return adopted
+    }
+
+    /// Notes a `Retry-After` of a failed refresh; returns the error.
+    func noteRetryAfter(_ error: TokenAuthError, generation: Int) -> TokenAuthError {
+        if let retryAfter = error.retryAfter, self.generation == generation {
+            self.refreshNotBefore = self.now().addingTimeInterval(Self.seconds(retryAfter))
+        }
+        return error
     }
 
     func save(_ bundle: TokenBundle) async throws(TokenAuthError) {

@@ -42,15 +42,33 @@ public actor TokenManager {
         /// ends locally first, whatever the revocation does; a revocation that fails or takes
         /// longer is abandoned. Default 5 seconds.
         public var revocationTimeout: Duration
-        /// How long a refresh waits for the store's cross-process lock
-        /// (`SecureStore.lockAcrossProcesses(timeout:)`) while another process that shares the
-        /// store refreshes. Under the lock the stored bundle is read again: a bundle another
-        /// process refreshed meanwhile is used as it is, so processes sharing a session never
-        /// both spend one refresh token (which rotation with reuse detection would punish by
-        /// signing the user out). On timeout the refresh fails with
+        /// How long a refresh waits for another process that shares the store: for its
+        /// cross-process lock (`SecureStore.lockAcrossProcesses(timeout:)`), which is only held
+        /// for a read-check-write of the store, and for another process's live refresh lease
+        /// (see ``refreshLeaseDuration``). Under the lock the stored bundle is read again: a
+        /// bundle another process refreshed meanwhile is used as it is, so processes sharing a
+        /// session never both spend one refresh token (which rotation with reuse detection would
+        /// punish by signing the user out). On timeout the refresh fails with
         /// ``TokenAuthError/Code/storageFailure`` (`SecureStoreError.Code.lockTimeout`) and
         /// the tokens are kept. Default 10 seconds.
         public var crossProcessLockTimeout: Duration
+        /// How long a refresh lease lasts without renewal, for stores shared across processes.
+        ///
+        /// A process refreshes under a lease recorded in the store (item
+        /// `<storageKey>.refreshLease`), not under the store's lock, so that it never holds a
+        /// lock while it waits on the network (iOS terminates a suspended app that holds a file
+        /// lock in a shared container). The owner renews the lease every third of this duration
+        /// while its request is in flight; a suspended or dead owner stops renewing, and once
+        /// its lease lapses (at once, for an owner whose process is gone) the next process
+        /// refreshes in its place.
+        ///
+        /// - Important: Keep it shorter than the server's refresh-token reuse grace window
+        ///   (RFC 9700 §4.14.2; the reference server's is 10 s), so that a process that takes
+        ///   over from a suspended owner whose request the server already redeemed presents the
+        ///   spent token within the window and gets the same successor. With a server that
+        ///   forgives no reuse, that takeover makes the server revoke the session: both
+        ///   processes then end it, and nothing is stored. Default 6 seconds.
+        public var refreshLeaseDuration: Duration
         /// Where the manager reports swift-metrics counters: refreshes by outcome (`success`,
         /// `adopted`, `refused`, `failed`) with the endpoint's time, and sign-outs by reason. Nil
         /// (the default) uses `MetricsSystem.factory`, which records nothing until the app
@@ -66,10 +84,12 @@ public actor TokenManager {
             refreshWindow: Duration = .seconds(60),
             inactivityTimeout: Duration? = nil,
             revocationTimeout: Duration = .seconds(5),
-            crossProcessLockTimeout: Duration = .seconds(10)
+            crossProcessLockTimeout: Duration = .seconds(10),
+            refreshLeaseDuration: Duration = .seconds(6)
         ) {
             self.revocationTimeout = revocationTimeout
             self.crossProcessLockTimeout = crossProcessLockTimeout
+            self.refreshLeaseDuration = max(refreshLeaseDuration, .milliseconds(300))
             self.storageKey = storageKey
             self.refreshLeeway = refreshLeeway
             self.shortLivedFraction = min(max(shortLivedFraction, 0), 1)
@@ -109,6 +129,8 @@ public actor TokenManager {
     var refreshNotBefore: Date?
     /// Revocations attempted and how they ended (for tests): completed, failed, abandoned.
     var revocationOutcomes: [RevocationOutcome] = []
+    /// This manager's name in refresh leases (``RefreshLease/owner``).
+    nonisolated let leaseOwner = UUID().uuidString
 
     /// Creates a manager.
     ///

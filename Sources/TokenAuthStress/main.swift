@@ -1,7 +1,7 @@
 // A helper for TokenAuth's cross-process tests: a TokenManager in its own process on a shared
 // EncryptedFileStore, refreshing at a token endpoint on loopback.
 //
-//   TokenAuthStress refresh <store-dir> <key-file> <ca.pem> <token-url> <callers> <lock-timeout-ms>
+//   TokenAuthStress refresh <store-dir> <key-file> <ca.pem> <token-url> <callers> <lock-timeout-ms> [<lease-ms>]
 //
 // Prints "ready", waits for a line on standard input (the test's gate), then runs <callers>
 // concurrent validAccessToken() calls and prints one line per distinct outcome: "token <first 12
@@ -25,10 +25,11 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 8, arguments[1] == "refresh", let callers = Int(arguments[6]), callers > 0,
-    let lockTimeout = Int(arguments[7]), let tokenURL = URL(string: arguments[5])
+guard arguments.count == 8 || arguments.count == 9, arguments[1] == "refresh", let callers = Int(arguments[6]),
+    callers > 0, let lockTimeout = Int(arguments[7]), let tokenURL = URL(string: arguments[5]),
+    let lease = arguments.count == 9 ? Int(arguments[8]) : 6_000
 else {
-    fail("usage: refresh <store-dir> <key-file> <ca.pem> <token-url> <callers> <lock-timeout-ms>")
+    fail("usage: refresh <store-dir> <key-file> <ca.pem> <token-url> <callers> <lock-timeout-ms> [<lease-ms>]")
 }
 let store = EncryptedFileStore(
     directory: URL(fileURLWithPath: arguments[2]),
@@ -51,7 +52,10 @@ do {
 let manager = TokenManager(
     store: store,
     refresher: OAuthTokenEndpoint(url: tokenURL, transport: transport, client: .publicClient(id: "ios-app")),
-    configuration: TokenManager.Configuration(crossProcessLockTimeout: .milliseconds(lockTimeout))
+    configuration: TokenManager.Configuration(
+        crossProcessLockTimeout: .milliseconds(lockTimeout),
+        refreshLeaseDuration: .milliseconds(lease)
+    )
 )
 
 say("ready")

@@ -83,7 +83,12 @@ struct CrossProcessRefreshTests {
             EncryptedFileStore(directory: self.storeURL, keySource: .keyFile(at: self.keyURL))
         }
 
-        func launch(tokenURL: URL, callers: Int, lockTimeoutMilliseconds: Int) throws -> Child {
+        func launch(
+            tokenURL: URL,
+            callers: Int,
+            lockTimeoutMilliseconds: Int,
+            leaseMilliseconds: Int = 6_000
+        ) throws -> Child {
             let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
                 .appendingPathComponent("TokenAuthStress")
             let candidates = [binary.path, FileManager.default.currentDirectoryPath + "/.build/debug/TokenAuthStress"]
@@ -95,7 +100,7 @@ struct CrossProcessRefreshTests {
             process.executableURL = URL(fileURLWithPath: path)
             process.arguments = [
                 "refresh", self.storeURL.path, self.keyURL.path, self.caURL.path, tokenURL.absoluteString, "\(callers)",
-                "\(lockTimeoutMilliseconds)",
+                "\(lockTimeoutMilliseconds)", "\(leaseMilliseconds)",
             ]
             let child = Child(process: process, input: Pipe(), output: Pipe())
             process.standardInput = child.input
@@ -142,6 +147,120 @@ struct CrossProcessRefreshTests {
             let stored = try #require(try await folder.store().value(TokenBundle.self, forKey: Self.key))
             #expect(stored.refreshToken != tokens.refreshToken)
         }
+    }
+
+    /// What the suspension test sees at the end.
+    struct SuspensionOutcome {
+        var taker: (status: Int32, lines: [String])
+        var owner: (status: Int32, lines: [String])
+        var statistics: ReferenceAuthServer.Statistics
+        var stored: TokenBundle?
+        var leaseLeft: Bool
+    }
+
+    /// Process A refreshes; the server redeems A's refresh token and holds the answer (a response
+    /// in flight) while A is stopped with SIGSTOP, as iOS suspends an app. A holds no lock: the
+    /// test locks, reads and writes the store meanwhile. A's lease lapses (1 s, no renewals from
+    /// a stopped process) and process B refreshes in its place, presenting the refresh token A
+    /// already spent. Then A is continued and reads its answer.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    func suspendOwnerMidRefresh(graceWindow: Duration) async throws -> SuspensionOutcome {
+        let folder = try Folder()
+        defer { folder.remove() }
+        let gate = LoopbackHTTPServer.Gate()
+        var configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain(), users: [Self.user])
+        configuration.refreshTokenReuseGraceWindow = graceWindow
+        configuration.refreshResponseGate = gate
+        return try await withReferenceAuthServer(configuration) { server in
+            let tokens: TokenResponse = try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                try await referenceSignIn(server, Self.user, through: transport)
+            }
+            let expired = TokenBundle(
+                accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken,
+                expiresAt: Date().addingTimeInterval(-1)
+            )
+            try await folder.store().set(expired, forKey: Self.key)
+            let tokenURL = server.baseURL.appendingPathComponent("oauth/token")
+
+            let owner = try folder.launch(
+                tokenURL: tokenURL,
+                callers: 1,
+                lockTimeoutMilliseconds: 30_000,
+                leaseMilliseconds: 1_000
+            )
+            #expect(await owner.readLine() == "ready")
+            owner.go()
+            try await waitFor { server.statistics.tokenEndpointCalls == 1 }
+            kill(owner.process.processIdentifier, SIGSTOP)
+
+            // Suspended mid-refresh, A holds no lock: another process locks the store at once,
+            // finds the old bundle and writes beside it.
+            let store = folder.store()
+            let lock = try #require(try await store.lockAcrossProcesses(timeout: .milliseconds(500)))
+            #expect(try await store.value(TokenBundle.self, forKey: Self.key)?.refreshToken == tokens.refreshToken)
+            #expect(try await store.contains(Self.key + ".refreshLease"))
+            try await store.set(Data("probe".utf8), forKey: "probe")
+            try await store.removeValue(forKey: "probe")
+            lock.release()
+
+            // The answer to A's request goes out while A is stopped: it waits in A's socket.
+            gate.open()
+            let taker = try folder.launch(
+                tokenURL: tokenURL,
+                callers: 1,
+                lockTimeoutMilliseconds: 30_000,
+                leaseMilliseconds: 1_000
+            )
+            #expect(await taker.readLine() == "ready")
+            taker.go()
+            let taken = await taker.finish()
+
+            kill(owner.process.processIdentifier, SIGCONT)
+            let woken = await owner.finish()
+            return SuspensionOutcome(
+                taker: taken,
+                owner: woken,
+                statistics: server.statistics,
+                stored: try await store.value(TokenBundle.self, forKey: Self.key),
+                leaseLeft: try await store.contains(Self.key + ".refreshLease")
+            )
+        }
+    }
+
+    /// RFC 9700 §4.14.2: the reference server answers a second presentation of a refresh token
+    /// within 10 s with the same successor. B gets it, A on waking finds it stored and uses it:
+    /// the session survives, with one redemption and one replay.
+    @Test func aSuspendedRefresherHoldsNoLockAndAGraceServerKeepsTheSession() async throws {
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+        let outcome = try await self.suspendOwnerMidRefresh(graceWindow: .seconds(10))
+        #expect(outcome.taker.status == 0, "\(outcome.taker)")
+        #expect(outcome.owner.status == 0, "\(outcome.owner)")
+        #expect(outcome.taker.lines.count == 1 && outcome.taker.lines[0].hasPrefix("token "))
+        #expect(outcome.owner.lines == outcome.taker.lines)
+        #expect(outcome.statistics.tokenEndpointCalls == 2)
+        #expect(outcome.statistics.refreshReplays == 1)
+        #expect(outcome.statistics.revokedFamilies == 0)
+        #expect(outcome.stored != nil)
+        #expect(!outcome.leaseLeft)
+    }
+
+    /// A server that forgives no reuse revokes the family when B presents the token A spent: B's
+    /// refresh is refused (`invalid_grant`) and B ends the session; A, on waking with a successor
+    /// the server has revoked, finds the session ended and stores nothing (signed out). Nothing
+    /// brings the dead session back.
+    @Test func aServerWithoutGraceEndsTheSessionInBothProcesses() async throws {
+        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
+        let outcome = try await self.suspendOwnerMidRefresh(graceWindow: .zero)
+        #expect(outcome.taker.status == 1, "\(outcome.taker)")
+        #expect(outcome.taker.lines == ["error invalidGrant -"])
+        #expect(outcome.owner.status == 1, "\(outcome.owner)")
+        #expect(outcome.owner.lines == ["error signedOut -"])
+        #expect(outcome.statistics.tokenEndpointCalls == 2)
+        #expect(outcome.statistics.refreshReplays == 0)
+        #expect(outcome.statistics.revokedFamilies == 1)
+        #expect(outcome.stored == nil)
+        #expect(!outcome.leaseLeft)
     }
 
     @Test func aProcessKilledMidRefreshLeavesTheOldBundleAndNoLock() async throws {

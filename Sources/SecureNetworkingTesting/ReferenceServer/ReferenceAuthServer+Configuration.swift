@@ -59,6 +59,11 @@ extension ReferenceAuthServer {
         /// app does is not caught then (both hold the successor; the next reuse after a window
         /// revokes), so the window stays short. Default 10 seconds; zero turns the grace off.
         public var refreshTokenReuseGraceWindow: Duration = .seconds(10)
+        /// When set, the answer to each refresh-token grant that redeems a token waits for this
+        /// gate, after the token was redeemed and its successor issued: a response in flight, for
+        /// tests of a client that is suspended (or loses the answer) mid-refresh. Nil (the
+        /// default): answered at once.
+        public var refreshResponseGate: LoopbackHTTPServer.Gate?
         /// Failed sign-ins per account within ``failedLoginWindow`` after which `/auth/login`
         /// answers 429 with `Retry-After` (a correct password included) until the oldest failure
         /// leaves the window. A successful sign-in clears the account's count. Default 5.

@@ -139,6 +139,7 @@ public final class ReferenceAuthServer: Sendable {
             dummyPasswordHash: try await hasher.hash(ReferenceTokenIssuer.randomToken()),
             acceptsClientCertificates: !configuration.clientCertificateIssuers.isEmpty,
             refreshGraceWindow: ReferenceTokenIssuer.seconds(configuration.refreshTokenReuseGraceWindow),
+            refreshResponseGate: configuration.refreshResponseGate,
             loginLimits: ReferenceServerState.LoginLimits(
                 perAccount: configuration.maximumFailedLoginsPerAccount,
                 perAddress: configuration.maximumFailedLoginsPerAddress,

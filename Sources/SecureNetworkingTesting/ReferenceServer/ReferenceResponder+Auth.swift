@@ -133,6 +133,7 @@ extension ReferenceResponder {
         case .redeemed(let familyID, let email):
             let (response, issued) = await self.tokenResponse(email: email, familyID: familyID, jkt: jkt)
             if let issued, self.refreshGraceWindow > 0 { self.state.recordSuccessor(of: digest, issued) }
+            if let gate = self.refreshResponseGate { await gate.opened() }
             return response
         case .replayed(let issued):
             self.logger.notice(

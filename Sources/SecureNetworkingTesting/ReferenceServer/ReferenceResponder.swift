@@ -23,6 +23,8 @@ struct ReferenceResponder: HTTPResponder {
     let acceptsClientCertificates: Bool
     /// ``ReferenceAuthServer/Configuration/refreshTokenReuseGraceWindow``, in seconds.
     let refreshGraceWindow: TimeInterval
+    /// ``ReferenceAuthServer/Configuration/refreshResponseGate``.
+    let refreshResponseGate: LoopbackHTTPServer.Gate?
     let loginLimits: ReferenceServerState.LoginLimits
     /// `/oauth/authorize`: the account it approves, the code lifetime (seconds), the exact
     /// redirect URIs it accepts besides loopback ones.

@@ -1,7 +1,7 @@
 #if canImport(CryptoKit) && canImport(Security)
 import CryptoKit
 import Crypto
-public import Foundation
+import Foundation
 public import Security
 public import SecureStorage
 
@@ -14,11 +14,16 @@ extension DPoPKey {
     /// cross-process lock, never replace a key that cannot be restored) are those of
     /// ``stored(in:key:)``.
     ///
+    /// Available on every Apple platform (iOS, macOS, tvOS, watchOS, visionOS): it calls CryptoKit's
+    /// key initializers without an authentication context, a call every platform's CryptoKit accepts
+    /// (tvOS declares them with no `LAContext` parameter at all).
+    ///
     /// - Parameters:
     ///   - store: where the blob is kept (the Keychain, beside the tokens).
     ///   - key: the store item. Default `SecureNetworking.dpopKey.secureEnclave`.
     ///   - flags: extra access-control flags for a new key (`.userPresence` asks for Face ID,
-    ///     Touch ID or the passcode before each proof). `.privateKeyUsage` is always added.
+    ///     Touch ID, Optic ID or the passcode before each proof; not on tvOS, where
+    ///     LocalAuthentication cannot evaluate). `.privateKeyUsage` is always added.
     /// - Throws: ``TokenAuthError/Code/proofOfPossessionFailed`` when the device has no Secure
     ///   Enclave or the key cannot be made; ``TokenAuthError/Code/storageFailure`` as
     ///   ``stored(in:key:)``.
