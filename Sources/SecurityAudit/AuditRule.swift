@@ -1,6 +1,6 @@
 /// A check the auditor performs, with its documentation.
 ///
-/// Rule IDs are stable (`SN000`…`SN015`) and are what suppression comments and SARIF results refer to.
+/// Rule IDs are stable (`SN000`…`SN016`) and are what suppression comments and SARIF results refer to.
 public struct AuditRule: Sendable, Hashable {
     /// Stable identifier, for example `"SN001"`.
     public let id: String
@@ -246,12 +246,30 @@ extension AuditRule {
         tags: ["security", "MASVS-RESILIENCE-4", "CWE-489"]
     )
 
+    /// `SN016`: a main-actor closure handed to an Apple API that calls it on a thread of its own.
+    public static let isolatedCompletionHandler = AuditRule(
+        id: "SN016",
+        name: "isolated-completion-handler",
+        severity: .medium,
+        summary: "A completion handler that Apple calls off the main thread is a main-actor closure, which "
+            + "traps under Swift 6.",
+        fix: "Mark the closure @Sendable and hop back with `Task { @MainActor in … }` (or resume a "
+            + "continuation), or use the async API.",
+        rationale: "A closure literal formed in a @MainActor context (a @MainActor function or type, a view "
+            + "controller, a SwiftUI view) without @Sendable is main-actor isolated. Handed to an API from a "
+            + "module not in Swift 6 mode (every Objective-C framework), it gets a dynamic executor check at "
+            + "its entry (SE-0423), and ASWebAuthenticationSession, LAContext.evaluatePolicy and URLSession "
+            + "call it on their own queues: the app crashes in _dispatch_assert_queue_fail (EXC_BREAKPOINT) "
+            + "at sign-in or biometric unlock. CWE-662.",
+        tags: ["security", "availability", "CWE-662"]
+    )
+
     /// Every rule, ordered by ID.
     public static let all: [AuditRule] = [
         invalidSuppression, atsArbitraryLoads, atsInsecureHTTPException, atsWeakTLSVersion,
         atsForwardSecrecyDisabled, cleartextHTTPURL, secretInUserDefaults, secretInLogs,
         trustEvaluationDisabled, keychainAccessibleAlways, weakPasswordHash, cachedAuthenticatedResponse,
-        hardcodedCredential, insecureRandom, pinWithoutBackup, debuggableEntitlement,
+        hardcodedCredential, insecureRandom, pinWithoutBackup, debuggableEntitlement, isolatedCompletionHandler,
     ]
 
     /// Rules keyed by ID.

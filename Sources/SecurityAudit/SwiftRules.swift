@@ -5,7 +5,7 @@ import SwiftSyntax
 ///
 /// The `visit` overrides only dispatch; each rule family lives in its own extension file
 /// (`SwiftRules+Network.swift`, `SwiftRules+Storage.swift`, `SwiftRules+Logging.swift`,
-/// `SwiftRules+Crypto.swift`).
+/// `SwiftRules+Crypto.swift`, `SwiftRules+Concurrency.swift`).
 final class SwiftRuleVisitor: SyntaxVisitor {
     let path: String
     let tree: SourceFileSyntax
@@ -97,6 +97,7 @@ final class SwiftRuleVisitor: SyntaxVisitor {
         checkTrustShortcuts(node, callee: callee)
         checkWeakPasswordHash(node, callee: callee)
         checkInsecureRandom(node, callee: callee)
+        checkIsolatedCompletionHandler(node, callee: callee)
         return .visitChildren
     }
 

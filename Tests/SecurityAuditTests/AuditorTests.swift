@@ -124,7 +124,7 @@ struct AuditorTests {
     @Test("rule catalog: unique IDs and kebab-case names, documented severities")
     func catalog() {
         let ids = AuditRule.all.map(\.id)
-        #expect(ids == (0...15).map { String(format: "SN%03d", $0) })
+        #expect(ids == (0...16).map { String(format: "SN%03d", $0) })
         #expect(Set(AuditRule.all.map(\.name)).count == AuditRule.all.count)
         #expect(
             AuditRule.all.allSatisfy { rule in

@@ -26,6 +26,7 @@ struct FixtureProjectTests {
         Triple("SN005", "Sources/Networking/APIClient.swift", 5, .medium),
         Triple("SN012", "Sources/Networking/APIClient.swift", 10, .high),
         Triple("SN011", "Sources/Networking/APIClient.swift", 17, .medium),
+        Triple("SN016", "Sources/Networking/APIClient.swift", 59, .medium),
         Triple("SN008", "Sources/Networking/PinningDelegate.swift", 15, .high),
         Triple("SN008", "Sources/Networking/PinningDelegate.swift", 37, .high),
         Triple("SN008", "Sources/Networking/TrustConfiguration.swift", 8, .high),

@@ -6,7 +6,7 @@ import Testing
 struct AuditCommandTests {
     typealias TemporaryDirectory = CertificateFileTests.TemporaryDirectory
 
-    /// The fixture app project of SecurityAuditTests (36 findings, 22 high, 9 medium, 5 low).
+    /// The fixture app project of SecurityAuditTests (37 findings, 22 high, 10 medium, 5 low).
     static let sampleApp = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../SecurityAuditTests/Fixtures/SampleApp").standardizedFileURL.path
     static let sarifSchema = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -24,7 +24,7 @@ struct AuditCommandTests {
         let text = try await self.audit([Self.sampleApp])
         #expect(text.status == 2)
         #expect(
-            text.output.hasSuffix("36 findings (22 high, 9 medium, 5 low), 2 suppressed, 12 files scanned\n"),
+            text.output.hasSuffix("37 findings (22 high, 10 medium, 5 low), 2 suppressed, 12 files scanned\n"),
             "\(text.output.suffix(200))"
         )
         #expect(
@@ -85,11 +85,11 @@ struct AuditCommandTests {
         #expect(log["version"] as? String == "2.1.0")
         let run = try #require((log["runs"] as? [[String: Any]])?.first)
         let results = try #require(run["results"] as? [[String: Any]])
-        #expect(results.count == 38)  // 36 findings and 2 suppressed ones
+        #expect(results.count == 39)  // 37 findings and 2 suppressed ones
         #expect(results.filter { $0["suppressions"] != nil }.count == 2)
         let driver = try #require((run["tool"] as? [String: Any])?["driver"] as? [String: Any])
         #expect(driver["name"] as? String == "securenet audit")
-        #expect((driver["rules"] as? [[String: Any]])?.count == 16)
+        #expect((driver["rules"] as? [[String: Any]])?.count == 17)
 
         let validation = try await CertificateFileTests.runOffThePool(
             "/usr/bin/env",

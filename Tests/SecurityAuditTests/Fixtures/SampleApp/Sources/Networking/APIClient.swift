@@ -51,3 +51,21 @@ struct ProfileRequest {
         return configuration
     }
 }
+
+/// Signs the user in at the identity provider's page.
+@MainActor
+final class SignInController {
+    func signIn(url: URL, completion: @escaping (URL?) -> Void) {
+        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "sampleapp") { callbackURL, _ in
+            completion(callbackURL)
+        }
+        session.start()
+    }
+
+    func signInSafely(url: URL, completion: @escaping @Sendable (URL?) -> Void) {
+        let session = ASWebAuthenticationSession(url: url, callbackURLScheme: "sampleapp") { @Sendable callbackURL, _ in
+            completion(callbackURL)
+        }
+        session.start()
+    }
+}
