@@ -119,12 +119,26 @@ public final class KeychainStore: SecureStore {
 
     /// Adds the item, or updates its data if it exists (its protection is then kept).
     public func set(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        try await self.write(data, forKey: key, accessControlFlags: self.configuration.accessControlFlags)
+    }
+
+    /// Stores a coordination item (a refresh lease: no secret) with the configured accessibility
+    /// but without ``Configuration/accessControlFlags``, so reading it never prompts.
+    public func setCoordinationData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        try await self.write(data, forKey: key, accessControlFlags: nil)
+    }
+
+    private func write(
+        _ data: Data,
+        forKey key: String,
+        accessControlFlags: SecAccessControlCreateFlags?
+    ) async throws(SecureStoreError) {
         try validateItemKey(key)
         try await self.perform { () throws(SecureStoreError) in
             let query = self.query(for: key)
             var attributes = query
             attributes[kSecValueData as String] = data
-            if let flags = self.configuration.accessControlFlags {
+            if let flags = accessControlFlags {
                 var error: Unmanaged<CFError>?
                 guard
                     let access = SecAccessControlCreateWithFlags(

@@ -53,6 +53,21 @@ public struct MeteredStore: SecureStore {
         }
     }
 
+    public func coordinationData(forKey key: String) async throws(SecureStoreError) -> Data? {
+        let data = try await self.counting("read") { () async throws(SecureStoreError) in
+            try await self.base.coordinationData(forKey: key)
+        } outcome: {
+            $0 == nil ? "missing" : "success"
+        }
+        return data
+    }
+
+    public func setCoordinationData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        try await self.counting("write") { () async throws(SecureStoreError) in
+            try await self.base.setCoordinationData(data, forKey: key)
+        }
+    }
+
     public func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock? {
         try await self.counting("lock") { () async throws(SecureStoreError) in
             try await self.base.lockAcrossProcesses(timeout: timeout)

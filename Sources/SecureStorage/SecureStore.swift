@@ -28,11 +28,33 @@ public protocol SecureStore: Sendable {
     /// - Throws: ``SecureStoreError/Code/lockTimeout`` when another process held it for longer
     ///   than `timeout`. A process that dies holding it releases it (the system drops its locks).
     func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock?
+
+    /// The bytes of an item that coordinates the processes sharing this store and holds no
+    /// secret (a token manager's refresh lease: an owner, a process, a deadline), or nil.
+    ///
+    /// Unlike ``data(forKey:)``, a wrapper that guards values behind a user-presence check lets
+    /// it through, so coordinating a refresh never shows a prompt. Default: ``data(forKey:)``.
+    func coordinationData(forKey key: String) async throws(SecureStoreError) -> Data?
+
+    /// Stores an item that coordinates processes and holds no secret (see
+    /// ``coordinationData(forKey:)``), without the access control the store gives secrets.
+    /// Default: ``set(_:forKey:)``.
+    func setCoordinationData(_ data: Data, forKey key: String) async throws(SecureStoreError)
 }
 
 extension SecureStore {
     /// No cross-process lock: this store is used by one process only.
     public func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock? { nil }
+
+    /// The item, read as any other (this store guards no value behind a prompt).
+    public func coordinationData(forKey key: String) async throws(SecureStoreError) -> Data? {
+        try await self.data(forKey: key)
+    }
+
+    /// The item, stored as any other.
+    public func setCoordinationData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        try await self.set(data, forKey: key)
+    }
 }
 
 /// A held cross-process lock (an exclusive `flock` on a file beside the store); released by

@@ -122,6 +122,16 @@ public final class UserPresenceProtectedStore: SecureStore {
         try await self.base.removeValue(forKey: key)
     }
 
+    /// A coordination item of the wrapped store, without asking the gate: it holds no secret.
+    public func coordinationData(forKey key: String) async throws(SecureStoreError) -> Data? {
+        try await self.base.coordinationData(forKey: key)
+    }
+
+    /// Stores a coordination item in the wrapped store, without asking the gate.
+    public func setCoordinationData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        try await self.base.setCoordinationData(data, forKey: key)
+    }
+
     /// Whether the wrapped store has the item, without asking the gate.
     public func contains(_ key: String) async throws(SecureStoreError) -> Bool {
         try await self.base.contains(key)

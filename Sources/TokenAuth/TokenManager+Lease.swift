@@ -57,7 +57,7 @@ extension TokenManager {
                 defer { lock.release() }
                 let stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
                 // A lease that cannot be read (a torn write by an older version) counts as none.
-                let lease = try? await self.store.value(RefreshLease.self, forKey: self.leaseKey)
+                let lease = await self.storedLease()
                 let now = Date()
                 step = RefreshLease.step(
                     stored: stored,
@@ -71,7 +71,7 @@ extension TokenManager {
                     patience: patience
                 )
                 if case .take = step {
-                    try await self.store.set(self.lease(from: now), forKey: self.leaseKey)
+                    try await self.record(self.lease(from: now))
                 }
             } catch {
                 throw .storage(error, "the session could not be read or its refresh lease recorded under the lock")
@@ -112,10 +112,8 @@ extension TokenManager {
             return true
         }
         defer { lock.release() }
-        guard let held = try? await self.store.value(RefreshLease.self, forKey: self.leaseKey),
-            held.owner == self.leaseOwner
-        else { return false }
-        try? await self.store.set(self.lease(from: Date()), forKey: self.leaseKey)
+        guard let held = await self.storedLease(), held.owner == self.leaseOwner else { return false }
+        try? await self.record(self.lease(from: Date()))
         return true
     }
 
@@ -131,18 +129,42 @@ extension TokenManager {
 
     /// Removes the stored lease if it is this manager's; call under the lock.
     private func clearOwnLease() async {
-        if let held = try? await self.store.value(RefreshLease.self, forKey: self.leaseKey),
-            held.owner == self.leaseOwner
-        {
+        if let held = await self.storedLease(), held.owner == self.leaseOwner {
             try? await self.store.removeValue(forKey: self.leaseKey)
         }
     }
 
+    /// The stored lease, read as a coordination item (never behind a user-presence prompt); nil
+    /// when there is none or it cannot be read.
+    func storedLease() async -> RefreshLease? {
+        guard let data = try? await self.store.coordinationData(forKey: self.leaseKey) else { return nil }
+        return try? JSONDecoder().decode(RefreshLease.self, from: data)
+    }
+
+    /// Stores `lease` as a coordination item.
+    private func record(_ lease: RefreshLease) async throws(SecureStoreError) {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(lease)
+        } catch {
+            throw SecureStoreError(.encodingFailed, "the refresh lease could not be encoded")
+        }
+        try await self.store.setCoordinationData(data, forKey: self.leaseKey)
+    }
+
     /// What the store holds now, under the lock, for a refresh that spent `spent`; nil when the
     /// lock or the store cannot be read (the caller keeps what it has: nothing is lost).
+    ///
+    /// While this manager's lease is still in the store, nobody else replaced the bundle: another
+    /// refresh takes the lease first, and a sign-in or sign-out clears it. Only when the lease is
+    /// gone or someone else's is the bundle read (so a user-presence gate asks no more often
+    /// than before leases).
     private func completion(spent: String) async -> (RefreshLease.Completion, CrossProcessLock)? {
         guard let lock = try? await self.store.lockAcrossProcesses(timeout: self.configuration.crossProcessLockTimeout)
         else { return nil }
+        if let held = await self.storedLease(), held.owner == self.leaseOwner {
+            return (.own, lock)
+        }
         guard let stored = try? await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey) else {
             // Unreadable (not absent): keep the result rather than lose the rotated token.
             if (try? await self.store.contains(self.configuration.storageKey)) == false {

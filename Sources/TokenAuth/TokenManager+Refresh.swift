@@ -193,9 +193,14 @@ extension TokenManager {
         self.lastActivity = nil
         self.lastPersistedActivity = nil
         try? await self.store.removeValue(forKey: self.activityKey)
+        // Under the session lock where the store has one (never held here), with any refresh
+        // lease: a refresh another process finishes afterwards finds the session ended.
+        let lock = try? await self.store.lockAcrossProcesses(timeout: self.configuration.crossProcessLockTimeout)
+        if lock != nil { try? await self.store.removeValue(forKey: self.leaseKey) }
         // A store that fails to delete still ends the session in memory; the next launch finds
         // the old bundle, whose refresh token the server has refused, and ends it again.
         try? await self.store.removeValue(forKey: self.configuration.storageKey)
+        lock?.release()
         if hadSession {
             self.metrics.signedOut(reason)
             self.eventSink.yield(.signedOut(reason))

@@ -158,6 +158,11 @@ public actor TokenManager {
     /// - Throws: ``TokenAuthError/Code/storageFailure`` when the store refuses them.
     public func signIn(_ bundle: TokenBundle) async throws(TokenAuthError) {
         do {
+            // Under the session lock where the store has one: a refresh lease of the old session
+            // is cleared with it, so a refresh that ends afterwards adopts this bundle.
+            let lock = try? await self.store.lockAcrossProcesses(timeout: self.configuration.crossProcessLockTimeout)
+            defer { lock?.release() }
+            if lock != nil { try? await self.store.removeValue(forKey: self.leaseKey) }
             try await self.store.set(bundle, forKey: self.configuration.storageKey)
         } catch {
             throw .storage(error, "the tokens could not be stored")

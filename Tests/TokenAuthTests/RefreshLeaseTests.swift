@@ -303,8 +303,10 @@ struct RefreshLeaseTests {
         let events = EventLog(manager)
         let token = Task { try await manager.validAccessToken() }
         await refresher.started.wait()
-        // Another process took the lease over and stored its own refresh meanwhile.
+        // Another process took the lease over (A looked suspended) and stored its own refresh.
         let newer = TokenBundle(accessToken: "a9", refreshToken: "r9", expiresAt: Date().addingTimeInterval(300))
+        let taker = RefreshLease(owner: "taker", processID: getppid(), expires: Date().addingTimeInterval(60))
+        try await other.setCoordinationData(try JSONEncoder().encode(taker), forKey: Self.leaseKey)
         try await other.set(newer, forKey: Self.key)
         await refresher.release?.open()
         #expect(try await token.value == "a9")
@@ -324,7 +326,8 @@ struct RefreshLeaseTests {
         let token = Task { try await manager.validAccessToken() }
         await refresher.started.wait()
         // Another process signs out.
-        try await other.removeValue(forKey: Self.key)
+        let elsewhere = TokenManager(store: other, refresher: ScriptedRefresher([]))
+        await elsewhere.signOut()
         await refresher.release?.open()
         do {
             _ = try await token.value
@@ -334,5 +337,44 @@ struct RefreshLeaseTests {
         }
         #expect(try await other.value(TokenBundle.self, forKey: Self.key) == nil)
         try await waitFor { events.all.contains(.signedOut(.endedElsewhere)) }
+    }
+
+    /// A gate that counts the checks it was asked for and always succeeds.
+    final class CountingGate: UserPresenceGate {
+        let checks = NIOLockedValueBox(0)
+        func authenticate(reason: String) async throws(SecureStoreError) {
+            self.checks.withLockedValue { $0 += 1 }
+        }
+    }
+
+    /// Behind a user-presence gate that asks on every protected read (the default), a shared
+    /// session's refresh asks as often as it did before leases: once to load the session, once
+    /// to read it again under the lock. The lease is read, written and renewed without a prompt.
+    @Test func theLeaseNeverAsksForUserPresence() async throws {
+        let folder = Folder()
+        defer { folder.remove() }
+        let base = folder.store()
+        try await base.set(Self.expired(), forKey: Self.key)
+        let gate = CountingGate()
+        let store = UserPresenceProtectedStore(wrapping: base, gate: gate)
+        let refresher = ScriptedRefresher([Self.answer("a1", "r1")], gated: true)
+        let manager = TokenManager(
+            store: store,
+            refresher: refresher,
+            configuration: TokenManager.Configuration(refreshLeaseDuration: .milliseconds(300))
+        )
+        let token = Task { try await manager.validAccessToken() }
+        await refresher.started.wait()
+        // Renewed at least twice while the endpoint is held.
+        let initial = try #require(await manager.storedLease()).expires
+        for _ in 0..<2000 {
+            if let lease = await manager.storedLease(), lease.expires.timeIntervalSince(initial) >= 0.2 { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try #require(await manager.storedLease()).expires.timeIntervalSince(initial) >= 0.2)
+        await refresher.release?.open()
+        #expect(try await token.value == "a1")
+        #expect(gate.checks.withLockedValue { $0 } == 2)
+        #expect(try await base.value(TokenBundle.self, forKey: Self.key)?.refreshToken == "r1")
     }
 }
