@@ -1,7 +1,8 @@
 /// Asks the user to prove they are present (Face ID, Touch ID, the device passcode, or whatever
 /// the app uses) before a secret is released.
 ///
-/// `LocalAuthenticationGate` is the gate on Apple platforms; elsewhere the app supplies its own.
+/// `LocalAuthenticationGate` is the gate on iOS, macOS, visionOS and watchOS; on tvOS (which has no
+/// LocalAuthentication) and elsewhere the app supplies its own.
 public protocol UserPresenceGate: Sendable {
     /// Asks the user to authenticate; returns when they did.
     ///
