@@ -251,16 +251,17 @@ extension AuditRule {
         id: "SN016",
         name: "isolated-completion-handler",
         severity: .medium,
-        summary: "A completion handler that Apple calls off the main thread is a main-actor closure, which "
-            + "traps under Swift 6.",
+        summary: "A completion handler or URLSession delegate method that Apple calls off the main thread is "
+            + "main-actor isolated, which traps under Swift 6.",
         fix: "Mark the closure @Sendable and hop back with `Task { @MainActor in … }` (or resume a "
-            + "continuation), or use the async API.",
+            + "continuation), or use the async API; make a delegate method nonisolated.",
         rationale: "A closure literal formed in a @MainActor context (a @MainActor function or type, a view "
             + "controller, a SwiftUI view) without @Sendable is main-actor isolated. Handed to an API from a "
             + "module not in Swift 6 mode (every Objective-C framework), it gets a dynamic executor check at "
             + "its entry (SE-0423), and ASWebAuthenticationSession, LAContext.evaluatePolicy and URLSession "
             + "call it on their own queues: the app crashes in _dispatch_assert_queue_fail (EXC_BREAKPOINT) "
-            + "at sign-in or biometric unlock. CWE-662.",
+            + "at sign-in or biometric unlock. The same holds for a synchronous URLSession delegate method of "
+            + "a main-actor type, called on the session's delegate queue. CWE-662.",
         tags: ["security", "availability", "CWE-662"]
     )
 

@@ -52,6 +52,24 @@ extension SwiftRuleVisitor {
         }
     }
 
+    /// A synchronous URLSession delegate method (`urlSession(_ session: URLSession, …)`) that is main-actor
+    /// isolated: URLSession calls it on the session's delegate queue, a background queue unless it is
+    /// `.main`, and the executor check of the `@preconcurrency` conformance Swift 6 requires traps there.
+    /// `async` delegate methods are not reported: their Objective-C thunk starts a task that hops.
+    func checkIsolatedDelegateMethod(_ node: FunctionDeclSyntax) {
+        guard node.name.text == "urlSession",
+            node.signature.parameterClause.parameters.first?.type.trimmedDescription == "URLSession",
+            node.signature.effectSpecifiers?.asyncSpecifier == nil,
+            let context = Self.memberContext(Syntax(node))
+        else { return }
+        report(
+            .isolatedCompletionHandler,
+            at: node.name,
+            message: "the URLSession delegate method urlSession(_:…) is isolated to the main actor (\(context)); "
+                + "URLSession calls it on its delegate queue, where Swift 6 traps unless that queue is .main"
+        )
+    }
+
     /// Why `closure` is main-actor isolated ("in @MainActor func signIn"), or nil when it is not known to
     /// be. Walking out: an enclosing closure marked `@MainActor` or `@Sendable`, or handed to a call that
     /// runs it elsewhere, decides; closures and local declarations without either inherit; the first
@@ -63,20 +81,45 @@ extension SwiftRuleVisitor {
                 let attributes = enclosing.signature?.attributes
                 if hasAttribute("MainActor", attributes) { return "in a @MainActor closure" }
                 if hasAttribute("Sendable", attributes) || runsElsewhere(enclosing) { return nil }
-            } else if let declaration = node.asProtocol(WithAttributesSyntax.self),
-                let name = declarationName(node)
-            {
-                if hasAttribute("MainActor", declaration.attributes) { return "in @MainActor \(name)" }
-                let modifiers = node.asProtocol(WithModifiersSyntax.self)?.modifiers
-                if modifiers?.contains(where: { $0.name.text == "nonisolated" }) == true { return nil }
-                if node.parent?.is(MemberBlockItemSyntax.self) == true {
-                    return typeContext(name, of: node)
+            } else if declarationName(node) != nil {
+                switch isolation(ofDeclaration: node) {
+                case .mainActor(let context): return context
+                case .notMainActor: return nil
+                case .inherited: break
                 }
             } else if node.isProtocol(DeclGroupSyntax.self) || node.is(SourceFileSyntax.self) {
                 return nil
             }
             current = node.parent
         }
+        return nil
+    }
+
+    /// What a declaration that holds code says about the isolation of the code in it.
+    private enum DeclarationIsolation {
+        /// Main-actor isolated, and why.
+        case mainActor(String)
+        /// Not known to be main-actor isolated (`nonisolated`, or a member of such a type).
+        case notMainActor
+        /// A local declaration without attributes: the enclosing context decides.
+        case inherited
+    }
+
+    /// `@MainActor` on the declaration, `nonisolated` on it, or, for a member, its type's isolation.
+    private static func isolation(ofDeclaration node: Syntax) -> DeclarationIsolation {
+        guard let name = declarationName(node), let declaration = node.asProtocol(WithAttributesSyntax.self) else {
+            return .inherited
+        }
+        if hasAttribute("MainActor", declaration.attributes) { return .mainActor("in @MainActor \(name)") }
+        let modifiers = node.asProtocol(WithModifiersSyntax.self)?.modifiers
+        if modifiers?.contains(where: { $0.name.text == "nonisolated" }) == true { return .notMainActor }
+        guard node.parent?.is(MemberBlockItemSyntax.self) == true else { return .inherited }
+        return typeContext(name, of: node).map(DeclarationIsolation.mainActor) ?? .notMainActor
+    }
+
+    /// Why a member declaration is main-actor isolated, or nil.
+    static func memberContext(_ node: Syntax) -> String? {
+        if case .mainActor(let context) = isolation(ofDeclaration: node) { return context }
         return nil
     }
 

@@ -132,6 +132,7 @@ final class SwiftRuleVisitor: SyntaxVisitor {
 
     override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
         checkTrustDelegate(node)
+        checkIsolatedDelegateMethod(node)
         return .visitChildren
     }
 

@@ -73,6 +73,26 @@ struct IsolatedCompletionRuleTests {
         #expect(swiftFindings(source).isEmpty)
     }
 
+    @Test("a synchronous URLSession delegate method of a main-actor type is reported; async or nonisolated is not")
+    func delegateMethods() {
+        let source = """
+            @MainActor final class Downloader: NSObject, @preconcurrency URLSessionDownloadDelegate {
+                func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didFinishDownloadingTo location: URL) {}
+                nonisolated func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {}
+                func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge) async
+                    -> (URLSession.AuthChallengeDisposition, URLCredential?) { (.performDefaultHandling, nil) }
+            }
+            final class Feed: UIViewController, @preconcurrency URLSessionDataDelegate {
+                func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+            }
+            final class Transport: NSObject, URLSessionDataDelegate, Sendable {
+                func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {}
+                @MainActor func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {}
+            }
+            """
+        #expect(swiftFindings(source) == ["SN016@2", "SN016@8", "SN016@12"])
+    }
+
     /// The adapter as it was before the fix: one finding, at the completion closure.
     @Test("the browser sign-in before the fix has one finding, at its completion closure")
     func theAdapterBeforeTheFix() {
@@ -117,7 +137,8 @@ struct IsolatedCompletionRuleTests {
     }
 
     /// Every callback this repository's Apple adapters hand to Apple API (the web authentication
-    /// session, URLSession, LocalAuthentication, the Keychain and the Secure Enclave) is checked here.
+    /// session, URLSession and its delegate, LocalAuthentication, the Keychain and the Secure Enclave) is
+    /// checked here.
     @Test("this repository's Sources have no finding")
     func repositorySources() throws {
         let report = try SecurityAuditor().audit(path: Self.sources.path)
