@@ -109,30 +109,23 @@ struct RefreshLeaseTests {
 
     @Test func aProcessIsAliveUntilItIsGone() throws {
         #expect(RefreshLease.processIsAlive(getpid()))
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/bin/sh")
-        child.arguments = ["-c", "exit 0"]
-        try child.run()
-        let pid = child.processIdentifier
-        #expect(RefreshLease.processIsAlive(pid) || child.isRunning == false)
-        child.waitUntilExit()
-        #expect(!RefreshLease.processIsAlive(pid))
+        #expect(RefreshLease.processIsAlive(getppid()))
+        #expect(!RefreshLease.processIsAlive(try Self.goneProcessID()))
     }
 
     // MARK: Two managers on one store
 
     /// A folder with a key file, removed afterwards.
-    struct Folder {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-lease-\(UUID().uuidString)")
+    typealias Folder = SharedSessionRefreshTests.Folder
 
-        func store() -> EncryptedFileStore {
-            EncryptedFileStore(
-                directory: self.url.appendingPathComponent("store"),
-                keySource: .keyFile(at: self.url.appendingPathComponent("store.key"))
-            )
-        }
-
-        func remove() { try? FileManager.default.removeItem(at: self.url) }
+    /// The identifier of a process that has exited and been reaped.
+    static func goneProcessID() throws -> Int32 {
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gone.arguments = ["-c", "exit 0"]
+        try gone.run()
+        gone.waitUntilExit()
+        return gone.processIdentifier
     }
 
     static func expired(_ access: String = "a0", _ refresh: String = "r0") -> TokenBundle {
@@ -210,14 +203,10 @@ struct RefreshLeaseTests {
         defer { folder.remove() }
         let store = folder.store()
         try await store.set(Self.expired(), forKey: Self.key)
-        let gone = Process()
-        gone.executableURL = URL(fileURLWithPath: "/bin/sh")
-        gone.arguments = ["-c", "exit 0"]
-        try gone.run()
-        gone.waitUntilExit()
+        let gone = try Self.goneProcessID()
         // A lease for another hour, of a process that died mid-refresh.
         try await store.set(
-            RefreshLease(owner: "crashed", processID: gone.processIdentifier, expires: Date().addingTimeInterval(3600)),
+            RefreshLease(owner: "crashed", processID: gone, expires: Date().addingTimeInterval(3600)),
             forKey: Self.leaseKey
         )
         let refresher = ScriptedRefresher([Self.answer("a1", "r1")])
