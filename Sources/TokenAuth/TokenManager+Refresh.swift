@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import SecureStorage
 
 extension TokenManager {
@@ -214,25 +215,39 @@ extension TokenManager {
     /// Revokes `refreshToken` through the refresher, abandoning it after
     /// ``Configuration/revocationTimeout``. Runs after the session ended locally; the actor
     /// stays free for other callers meanwhile.
+    ///
+    /// Returns at the timeout whatever the revocation does: an abandoned revocation is cancelled
+    /// and left to end in the background (a task group would wait for it, as long as the
+    /// transport takes to notice the cancellation, up to its handshake or request timeout).
     private func revoke(_ refreshToken: String) async -> RevocationOutcome {
         let refresher = self.refresher
-        return await withTaskGroup(of: RevocationOutcome.self) { group in
-            group.addTask {
-                do {
-                    try await refresher.revoke(refreshToken: refreshToken)
-                    return .completed
-                } catch {
-                    return .failed((error as? TokenAuthError)?.code ?? .transportFailure)
+        let timeout = self.configuration.revocationTimeout
+        return await withCheckedContinuation { (continuation: CheckedContinuation<RevocationOutcome, Never>) in
+            let answered = NIOLockedValueBox(false)
+            let answer: @Sendable (RevocationOutcome) -> Void = { outcome in
+                let first = answered.withLockedValue { answered in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: outcome) }
+            }
+            let revocation = NIOLockedValueBox<Task<Void, Never>?>(nil)
+            let timer = Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                answer(.abandoned)
+                revocation.withLockedValue { $0?.cancel() }
+            }
+            revocation.withLockedValue {
+                $0 = Task {
+                    do {
+                        try await refresher.revoke(refreshToken: refreshToken)
+                        answer(.completed)
+                    } catch {
+                        answer(.failed((error as? TokenAuthError)?.code ?? .transportFailure))
+                    }
+                    timer.cancel()
                 }
             }
-            let timeout = self.configuration.revocationTimeout
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return .abandoned
-            }
-            let first = await group.next() ?? .abandoned
-            group.cancelAll()
-            return first
         }
     }
 

@@ -195,6 +195,34 @@ struct TokenRevocationTests {
         #expect(refresher.revocations == 0)
         #expect(await manager.revocationOutcomes.isEmpty)
     }
+
+    /// A revocation that ignores cancellation (a transport slow to notice it, mid-handshake on a
+    /// busy machine): the sign-out still returns at the timeout, not when the revocation ends.
+    final class DeafRevoker: TokenRefresher {
+        let release = Gate()
+        func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
+            throw TokenAuthError(.serverError, "not used")
+        }
+        func revoke(refreshToken: String) async throws(TokenAuthError) {
+            await self.release.wait()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRevocationThatIgnoresCancellationIsAbandonedAtTheTimeout() async throws {
+        let revoker = DeafRevoker()
+        let manager = TokenManager(
+            store: InMemoryStore(),
+            refresher: revoker,
+            configuration: TokenManager.Configuration(revocationTimeout: .milliseconds(100))
+        )
+        try await manager.signIn(
+            TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
+        )
+        await manager.signOut()
+        #expect(await manager.revocationOutcomes == [.abandoned])
+        await revoker.release.open()
+    }
 }
 
 /// Refuses every refresh with invalid_grant; counts revocations.
