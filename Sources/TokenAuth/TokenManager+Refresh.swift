@@ -78,7 +78,9 @@ extension TokenManager {
         case .step(.adopt(let adopted)):
             return try self.adopt(adopted, generation: generation)
         case .step(.take(let token)):
-            spending = token
+            // The stored token is the latest any process saved, unless this process holds a
+            // refreshed bundle it could not save yet: then its own is.
+            spending = self.unsaved ? refreshToken : token
             lease = RefreshLeaseHolder(manager: self, duration: self.configuration.refreshLeaseDuration)
         case .step(.endedElsewhere), .step(.wait), .step(.giveUp):
             // `claimRefresh` only returns .endedElsewhere of these.
