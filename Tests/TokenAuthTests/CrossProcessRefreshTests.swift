@@ -190,9 +190,19 @@ struct CrossProcessRefreshTests {
                 leaseMilliseconds: 1_000
             )
             #expect(await owner.readLine() == "ready")
+            // Whatever happens below, a stopped child must not outlive the test, nor an answer
+            // wait at the gate (the server's shutdown would wait for both).
+            let ownerID = owner.process.processIdentifier
+            defer {
+                gate.open()
+                if owner.process.isRunning {
+                    kill(ownerID, SIGCONT)
+                    kill(ownerID, SIGKILL)
+                }
+            }
             owner.go()
             try await waitFor { server.statistics.tokenEndpointCalls == 1 }
-            kill(owner.process.processIdentifier, SIGSTOP)
+            kill(ownerID, SIGSTOP)
 
             // Suspended mid-refresh, A holds no lock: another process locks the store at once,
             // finds the old bundle and writes beside it.
@@ -216,7 +226,7 @@ struct CrossProcessRefreshTests {
             taker.go()
             let taken = await taker.finish()
 
-            kill(owner.process.processIdentifier, SIGCONT)
+            kill(ownerID, SIGCONT)
             let woken = await owner.finish()
             return SuspensionOutcome(
                 taker: taken,
