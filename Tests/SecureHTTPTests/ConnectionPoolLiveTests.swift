@@ -34,7 +34,9 @@ struct ConnectionPoolLiveTests {
             watchdog.cancel()
             let waited = ContinuousClock.now - started
             #expect(waited >= .milliseconds(300))
-            #expect(waited < .seconds(3))
+            // Loose: beside a parallel build the 300 ms timer once fired after 5.8 s. The code
+            // above already tells the deadline (deadlineExceeded) from the watchdog (cancelled).
+            #expect(waited < .seconds(30))
 
             // The expired waiter left the queue: the released connection goes to the next lease,
             // not to a request that is gone.
