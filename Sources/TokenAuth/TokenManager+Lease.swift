@@ -5,8 +5,12 @@ import SecureStorage
 enum RefreshClaim: Sendable {
     /// The store has no cross-process lock: one process uses it, no lease is needed.
     case unshared
-    /// What the store said under the lock: adopt, take the lease, or the session ended.
-    case step(RefreshLease.Step)
+    /// Another process refreshed the session: use its bundle.
+    case adopt(TokenBundle)
+    /// This process holds the lease: refresh, spending this refresh token.
+    case leased(spending: String)
+    /// The store holds no session: another process ended it.
+    case endedElsewhere
 }
 
 /// Renews this process's refresh lease while its request is in flight.
@@ -88,8 +92,12 @@ extension TokenManager {
                     ),
                     "another process was refreshing the session; the tokens were not refreshed"
                 )
-            case .adopt, .take, .endedElsewhere:
-                return .step(step)
+            case .adopt(let adopted):
+                return .adopt(adopted)
+            case .take(let spending):
+                return .leased(spending: spending)
+            case .endedElsewhere:
+                return .endedElsewhere
             }
         }
     }

@@ -75,15 +75,14 @@ extension TokenManager {
         switch try await self.claimRefresh(of: stale) {
         case .unshared:
             break
-        case .step(.adopt(let adopted)):
+        case .adopt(let adopted):
             return try self.adopt(adopted, generation: generation)
-        case .step(.take(let token)):
+        case .leased(let token):
             // The stored token is the latest any process saved, unless this process holds a
             // refreshed bundle it could not save yet: then its own is.
             spending = self.unsaved ? refreshToken : token
             lease = RefreshLeaseHolder(manager: self, duration: self.configuration.refreshLeaseDuration)
-        case .step(.endedElsewhere), .step(.wait), .step(.giveUp):
-            // `claimRefresh` only returns .endedElsewhere of these.
+        case .endedElsewhere:
             if self.generation == generation { await self.endSession(.endedElsewhere) }
             throw TokenAuthError(.signedOut, "another process sharing the store ended the session")
         }

@@ -113,6 +113,21 @@ struct CrossProcessRefreshTests {
         func remove() { try? FileManager.default.removeItem(at: self.url) }
     }
 
+    /// Signs in at `server` and stores the session in `folder`'s store, already expired.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    static func signInExpired(at server: ReferenceAuthServer, into folder: Folder) async throws -> TokenResponse {
+        let tokens: TokenResponse = try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+            try await referenceSignIn(server, Self.user, through: transport)
+        }
+        let expired = TokenBundle(
+            accessToken: tokens.accessToken,
+            refreshToken: tokens.refreshToken,
+            expiresAt: Date().addingTimeInterval(-1)
+        )
+        try await folder.store().set(expired, forKey: Self.key)
+        return tokens
+    }
+
     @Test func eightProcessesTimesFiftyCallersRefreshOnce() async throws {
         guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
         let folder = try Folder()
@@ -121,15 +136,7 @@ struct CrossProcessRefreshTests {
         // No grace: any second use of the refresh token would revoke the session.
         configuration.refreshTokenReuseGraceWindow = .zero
         try await withReferenceAuthServer(configuration) { server in
-            let tokens: TokenResponse = try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
-                try await referenceSignIn(server, Self.user, through: transport)
-            }
-            let expired = TokenBundle(
-                accessToken: tokens.accessToken,
-                refreshToken: tokens.refreshToken,
-                expiresAt: Date().addingTimeInterval(-1)
-            )
-            try await folder.store().set(expired, forKey: Self.key)
+            let tokens = try await Self.signInExpired(at: server, into: folder)
             let tokenURL = server.baseURL.appendingPathComponent("oauth/token")
             let children = try (0..<8).map { _ in
                 try folder.launch(tokenURL: tokenURL, callers: 50, lockTimeoutMilliseconds: 30_000)
@@ -172,15 +179,7 @@ struct CrossProcessRefreshTests {
         configuration.refreshTokenReuseGraceWindow = graceWindow
         configuration.refreshResponseGate = gate
         return try await withReferenceAuthServer(configuration) { server in
-            let tokens: TokenResponse = try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
-                try await referenceSignIn(server, Self.user, through: transport)
-            }
-            let expired = TokenBundle(
-                accessToken: tokens.accessToken,
-                refreshToken: tokens.refreshToken,
-                expiresAt: Date().addingTimeInterval(-1)
-            )
-            try await folder.store().set(expired, forKey: Self.key)
+            let tokens = try await Self.signInExpired(at: server, into: folder)
             let tokenURL = server.baseURL.appendingPathComponent("oauth/token")
 
             let owner = try folder.launch(

@@ -145,10 +145,10 @@ struct PlatformTrust: Sendable {
     /// The platform's verifier, where there is one.
     var validator: (any PlatformChainValidator)?
 
-    /// Who validates chains for `requirements` on this platform.
-    func validation(for requirements: ConnectionRequirements) -> ChainPathValidation {
+    /// Who validates chains to `anchors` on this platform.
+    func validation(for anchors: TrustAnchors) -> ChainPathValidation {
         ChainPathValidation.choice(
-            for: requirements.trustAnchors,
+            for: anchors,
             rootStoreIsReadable: self.rootStoreIsReadable,
             hasPlatformValidator: self.validator != nil
         )
@@ -157,7 +157,7 @@ struct PlatformTrust: Sendable {
     /// The validator to run in the handshake for `requirements`: nil for ServerTrust's own path
     /// validation.
     func validator(for requirements: ConnectionRequirements) -> (any PlatformChainValidator)? {
-        self.validation(for: requirements) == .platform ? self.validator : nil
+        self.validation(for: requirements.trustAnchors) == .platform ? self.validator : nil
     }
 
     /// This platform's: Security.framework on Apple platforms, ServerTrust's own validation
