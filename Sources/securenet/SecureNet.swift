@@ -67,6 +67,7 @@ struct Pins: AsyncParsableCommand {
                             source: target,
                             certificates: file.entries.map(PinsOutput.Certificate.init),
                             verdict: nil,
+                            warnings: nil,
                             snippets: nil
                         )
                     )
@@ -145,6 +146,7 @@ struct Pins: AsyncParsableCommand {
                 source: url,
                 certificates: certificates,
                 verdict: verdict,
+                warnings: decision.warnings.map(\.description),
                 snippets: .init(host: observation.requirements.host, pins: authorities)
             ),
             trusted
@@ -233,12 +235,16 @@ struct PinsOutput: Encodable {
     let certificates: [Certificate]
     /// For a URL: whether the chain is trusted, and why not.
     let verdict: String?
+    /// For a trusted URL: what the chain does that has no security effect but a standard asks
+    /// CAs not to do (``TrustDecision/warnings``).
+    let warnings: [String]?
     let snippets: Snippets?
 
     var text: String {
         let formatter = ISO8601DateFormatter()
         var lines = ["\(self.source):"]
         if let verdict { lines.append("  verdict:    \(verdict)") }
+        for warning in self.warnings ?? [] { lines.append("  warning:    \(warning)") }
         for (index, certificate) in self.certificates.enumerated() {
             lines.append("  [\(index)]\(certificate.role.map { " \($0)" } ?? "")")
             lines.append("    subject:    \(certificate.subject)")

@@ -406,10 +406,20 @@ struct HTTP2TransportLiveTests {
         }
     }
 
+    /// An idle HTTP/2 connection is PINGed every interval, the server's acknowledgements keep
+    /// it open, and the next request reuses it.
     @Test func pingsKeepAnIdleConnectionCheckedAndOpen() async throws {
         let tls = Live.tls(try Live.pki.validChain(), over: .http2)
         try await withLoopbackHTTPServer(tls) { server in
-            let configuration = Live.configuration { $0.http2.pingInterval = .milliseconds(50) }
+            let configuration = Live.configuration {
+                $0.http2.pingInterval = .milliseconds(50)
+                // Neither the idle timeout nor the PING timeout is what this test is about, and a
+                // loaded machine once stretched the wait for three PINGs past the 20 s idle
+                // timeout (CI, suite beside a build): the connection closed, rightly, and the
+                // second request opened a new one.
+                $0.timeouts.idle = .seconds(600)
+                $0.http2.pingTimeout = .seconds(600)
+            }
             try await withTransport(configuration) { transport in
                 _ = try await transport.send(get(url(server)))
                 try await waitUntil { server.statistics.pingsReceived >= 3 }

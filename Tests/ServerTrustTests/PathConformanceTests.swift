@@ -52,19 +52,27 @@ struct PathConformanceTests {
         return await ServerTrust().evaluate(presentedChain: chain, requirements: requirements, now: Fixtures.now)
     }
 
-    // MARK: 8. The full Public Suffix List, private section included
+    // MARK: 8. The Public Suffix List's ICANN section; private-section wildcards are accepted
 
     @Test(arguments: [
-        ("*.s3.amazonaws.com", "bucket.s3.amazonaws.com", false),
-        ("*.github.io", "someone.github.io", false),
-        ("*.blogspot.com", "someone.blogspot.com", false),
+        // Private section: the suffix's owner is the applicant, and browsers accept these.
+        ("*.s3.amazonaws.com", "bucket.s3.amazonaws.com", true),
+        ("*.s3.us-east-2.amazonaws.com", "bucket.s3.us-east-2.amazonaws.com", true),
+        ("*.cloudfront.net", "d111111abcdef8.cloudfront.net", true),
+        ("*.github.io", "someone.github.io", true),
+        ("*.herokuapp.com", "app.herokuapp.com", true),
+        ("*.azurewebsites.net", "site.azurewebsites.net", true),
+        ("*.blogspot.com", "someone.blogspot.com", true),
+        // ICANN section: refused.
+        ("*.com", "example.com", false),
+        ("*.co.uk", "example.co.uk", false),
         ("*.foo.kawasaki.jp", "a.foo.kawasaki.jp", false),
         ("*.city.kawasaki.jp", "www.city.kawasaki.jp", true),
         ("*.xn--55qx5d.cn", "a.xn--55qx5d.cn", false),
         ("*.example.s3.amazonaws.com", "a.example.s3.amazonaws.com", true),
         ("*.example.co.uk", "www.example.co.uk", true),
     ])
-    func wildcardsDirectlyUnderAPublicSuffixAreRefused(san: String, host: String, trusted: Bool) async throws {
+    func wildcardsDirectlyUnderAnICANNSuffixAreRefused(san: String, host: String, trusted: Bool) async throws {
         let chain = try pki.leaf {
             $0.dnsNames = [san]
             $0.ipAddresses = []
@@ -75,15 +83,29 @@ struct PathConformanceTests {
         if !trusted { #expect(decision.failure?.code == .hostnameMismatch) }
     }
 
-    @Test func theBuiltInListIsTheWholeList() {
+    @Test func theBuiltInListIsTheICANNSection() {
         let list = PublicSuffixList.builtIn
-        #expect(PublicSuffixList.builtInListDate == "2023-02-09")
-        for suffix in ["com", "co.uk", "s3.amazonaws.com", "github.io", "xn--55qx5d.cn", "foo.ck", "appspot.com"] {
+        #expect(PublicSuffixList.builtInListDate == "2026-10-07")
+        for suffix in ["com", "co.uk", "xn--55qx5d.cn", "foo.ck", "a.kawasaki.jp", "net"] {
             #expect(list.isPublicSuffix(suffix), "\(suffix)")
         }
-        for domain in ["example.com", "www.ck", "example.s3.amazonaws.com"] {
+        for domain in [
+            "example.com", "www.ck", "city.kawasaki.jp", "s3.amazonaws.com", "github.io", "cloudfront.net",
+            "appspot.com",
+        ] {
             #expect(!list.isPublicSuffix(domain), "\(domain)")
         }
+    }
+
+    @Test func thePrivateSectionCountsOnlyWhenAsked() {
+        let text = "com\n// ===BEGIN PRIVATE DOMAINS===\ngithub.io\n*.compute.example\n"
+        let icann = PublicSuffixList(parsing: text)
+        #expect(icann.isPublicSuffix("com"))
+        #expect(!icann.isPublicSuffix("github.io"))
+        #expect(!icann.isPublicSuffix("a.compute.example"))
+        let both = PublicSuffixList(parsing: text, includingPrivateDomains: true)
+        #expect(both.isPublicSuffix("github.io"))
+        #expect(both.isPublicSuffix("a.compute.example"))
     }
 
     // MARK: 9. The anchor is trusted by configuration: profile rules judge the presented path

@@ -40,6 +40,7 @@ struct PinsURLCommandTests {
             #expect(result.output.contains("\"pinnedDomains\": { \"localhost\": { \(caPins) } }"))
             #expect(result.output.contains("<string>\(Self.pki.intermediate.pin.base64)</string>"))
             #expect(result.output.contains("the leaf's key changes whenever the certificate is renewed"))
+            #expect(!result.output.contains("warning:"))
             // The server saw the handshake and one request (HEAD).
             #expect(server.statistics.requests.map(\.method) == ["HEAD"])
 
@@ -53,6 +54,28 @@ struct PinsURLCommandTests {
                 certificates.map { $0["pin"] as? String } == [
                     chain.pins[0].description, Self.pki.intermediate.pin.description, Self.pki.root.pin.description,
                 ]
+            )
+        }
+    }
+
+    /// A common name that is not one of the SANs does not refuse the server (clients identify
+    /// it by the SAN); the command says so as a warning.
+    @Test func aCommonNameThatIsNotASANIsPrintedAsAWarning() async throws {
+        let directory = try TemporaryDirectory()
+        let ca = try directory.write("ca.pem", Array(Self.pki.root.pem.utf8))
+        let chain = try Self.pki.leaf {
+            $0.commonName = "Example Server"
+            $0.dnsNames = ["localhost"]
+        }
+        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain)) { server in
+            let result = try await run(["https://localhost:\(server.port)/", "--ca", ca])
+            #expect(result.status == 0, "\(result.error)")
+            #expect(result.output.contains("verdict:    trusted (the certificates of --ca)"))
+            #expect(
+                result.output.contains(
+                    "warning:    commonNameInconsistent: the leaf's common name \"Example Server\" is not written exactly as one of its subject alternative names (BR §7.1.4.3)"
+                ),
+                "\(result.output)"
             )
         }
     }

@@ -221,10 +221,10 @@ struct ProfileConformanceTests {
         #expect(try await evaluate(pki.leaf { $0.extraExtensions = [good] }).isTrusted)
     }
 
-    // MARK: 5. Common name consistency (BR §7.1.4.3)
+    // MARK: 5. Common name consistency (BR §7.1.4.3): a warning, never a refusal
 
     @Test(arguments: [
-        // common name, DNS SANs, IP SANs, host, accepted?
+        // common name, DNS SANs, IP SANs, host, consistent?
         ("www.example.com", ["www.example.com"], [String](), "www.example.com", true),
         ("notinsan.example.com", ["valid.example.com"], [], "valid.example.com", false),
         ("Example.COM", ["example.com"], [], "example.com", false),
@@ -239,41 +239,84 @@ struct ProfileConformanceTests {
         ("2001:db8::1:0:0:1", [], ["2001:db8:0:0:1:0:0:1"], "[2001:db8::1:0:0:1]", true),
         ("2001:db8:0:0:1:0:0:1", [], ["2001:db8:0:0:1:0:0:1"], "[2001:db8::1:0:0:1]", false),
     ])
-    func commonNameIsACharacterForCharacterCopyOfASAN(
+    func aCommonNameThatIsNotACopyOfASANIsAWarning(
         cn: String,
         dns: [String],
         ips: [String],
         host: String,
-        accepted: Bool
+        consistent: Bool
     ) async throws {
         let chain = try pki.leaf {
             $0.commonName = cn
             $0.dnsNames = dns
             $0.ipAddresses = ips
         }
+        // The host is identified by the SAN only (RFC 9525 §6.3), so the CN never refuses.
         let decision = try await evaluate(chain, host: host)
-        if accepted {
-            #expect(decision.isTrusted, "\(cn): \(decision.failure?.description ?? "")")
-        } else {
-            #expect(
-                decision.failure?.code == .certificateProfileViolation,
-                "\(cn): \(decision.failure?.description ?? "trusted")"
-            )
-            #expect(
-                try await evaluate(chain, host: host, anchors: privateAnchors).isTrusted,
-                "\(cn) under the private profile"
-            )
+        #expect(decision.isTrusted, "\(cn): \(decision.failure?.description ?? "")")
+        #expect(decision.warnings.map(\.code) == (consistent ? [] : [.commonNameInconsistent]), "\(cn)")
+        if !consistent {
+            #expect(decision.warnings.first?.message.contains("BR §7.1.4.3") == true)
+            // The rule binds publicly trusted CAs: the private-PKI profile does not mention it.
+            let relaxed = try await evaluate(chain, host: host, anchors: privateAnchors)
+            #expect(relaxed.isTrusted && relaxed.warnings.isEmpty, "\(cn) under the private profile")
+            // Run as a rule of its own, it still fails.
+            #expect(CommonNamePolicy().check(certificates: chain.certificates)?.code == .certificateProfileViolation)
         }
     }
 
-    @Test func twoCommonNamesAreRefused() async throws {
+    @Test func twoCommonNamesAreAWarning() async throws {
         let subject = try DistinguishedName {
             CommonName("localhost")
             CommonName("localhost")
         }
-        let failure = try await evaluate(pki.leaf { $0.subject = subject }).failure
-        #expect(failure?.code == .certificateProfileViolation)
-        #expect(failure?.message.contains("2 common names") == true)
+        let decision = try await evaluate(pki.leaf { $0.subject = subject })
+        #expect(decision.isTrusted)
+        #expect(decision.warnings.map(\.code) == [.commonNameInconsistent])
+        #expect(decision.warnings.first?.message.contains("2 common names") == true)
+    }
+
+    /// A leaf whose common name is a T61String (real CAs issued such leaves; swift-certificates
+    /// does not read the type as a string) is identified by its SAN like any other.
+    @Test func aCommonNameInAStringTypeThatIsNotReadIsAWarning() async throws {
+        let teletex = try ASN1Any(derEncoded: [0x14, 0x09] + Array("localhost".utf8))
+        let subject = DistinguishedName([
+            RelativeDistinguishedName(
+                RelativeDistinguishedName.Attribute(
+                    type: .RDNAttributeType.commonName,
+                    value: RelativeDistinguishedName.Attribute.Value(asn1Any: teletex)
+                )
+            )
+        ])
+        let decision = try await evaluate(pki.leaf { $0.subject = subject })
+        #expect(decision.isTrusted, "\(decision.failure?.description ?? "")")
+        #expect(decision.warnings.map(\.code) == [.commonNameInconsistent])
+        #expect(decision.warnings.first?.message.contains("T61String") == true)
+    }
+
+    /// A keyUsage BIT STRING with trailing zero bits inside its length (5 unused bits declared for
+    /// digitalSignature alone, where DER wants 7) asserts the same usages, as BoringSSL, NSS and
+    /// Apple read it; a set bit past decipherOnly or a non-zero padding bit is still malformed.
+    @Test(arguments: [
+        ([UInt8]([0x03, 0x02, 0x05, 0x80]), true),  // digitalSignature, 5 unused bits (DER: 7)
+        ([0x03, 0x02, 0x00, 0x80], true),  // digitalSignature, 0 unused bits
+        ([0x03, 0x03, 0x00, 0xA0, 0x00], true),  // digitalSignature + keyEncipherment, a zero octet
+        ([0x03, 0x02, 0x05, 0x04], false),  // keyCertSign only: not a leaf's usage
+        ([0x03, 0x03, 0x00, 0x80, 0x40], false),  // a bit past decipherOnly
+        ([0x03, 0x02, 0x05, 0x81], false),  // a padding bit set: not DER
+    ])
+    func keyUsageWithTrailingZeroBitsIsReadForWhatItAsserts(value: [UInt8], accepted: Bool) async throws {
+        let ext = Certificate.Extension(oid: .X509ExtensionID.keyUsage, critical: true, value: value[...])
+        let chain = try pki.leaf {
+            $0.keyUsage = nil
+            $0.extraExtensions = [ext]
+        }
+        let decision = try await evaluate(chain)
+        if accepted {
+            #expect(decision.isTrusted, "\(value): \(decision.failure?.description ?? "")")
+        } else {
+            #expect(decision.failure?.code == .invalidKeyUsage, "\(value)")
+        }
     }
 
     // MARK: 6. Extended key usage (BR §7.1.2.7.6, §7.1.2.7.10, §7.1.2.1.2)

@@ -46,7 +46,7 @@ struct WebPKIRuleTests {
         ("*.com", "example.com", false),
         ("*.co.uk", "example.co.uk", false),
         ("*.example.co.uk", "www.example.co.uk", true),
-        ("*.github.io", "someone.github.io", false),
+        ("*.github.io", "someone.github.io", true),
         ("*", "localhost", false),
         ("BAR.Example.COM", "bar.example.com.", true),
     ])

@@ -26,7 +26,6 @@ struct EvaluationPolicy: VerifierPolicy {
     let extensionProfile: ExtensionProfilePolicy
     /// The Baseline Requirements' own rules, under the Web PKI profile only.
     let keyIdentifiers: KeyIdentifierPolicy?
-    let commonName: CommonNamePolicy?
     let anchorProfile: AnchorProfilePolicy?
     let identity: WebPKIServerIdentityPolicy
     var libraryIdentity: ServerIdentityPolicy
@@ -67,7 +66,6 @@ struct EvaluationPolicy: VerifierPolicy {
         let web = profile.appliesBaselineRequirements
         self.hintsPrivateProfile = web && !anchors.includesSystemRoots
         self.keyIdentifiers = web ? KeyIdentifierPolicy() : nil
-        self.commonName = web ? CommonNamePolicy() : nil
         self.anchorProfile = web ? AnchorProfilePolicy(anchors: appAnchors) : nil
         self.identity = WebPKIServerIdentityPolicy(host: host, publicSuffixes: configuration.publicSuffixes)
         let isIP = IPAddress(host) != nil
@@ -110,8 +108,15 @@ struct EvaluationPolicy: VerifierPolicy {
         if case .failsToMeetPolicy(let reason) = self.libraryIdentity.chainMeetsPolicyRequirements(chain: chain) {
             return ServerTrustError(.hostnameMismatch, reason.description)
         }
-        if let failure = self.commonName?.check(certificates: path) { return self.hinted(failure) }
         return self.strength.check(certificates: path)
+    }
+
+    /// What a validated path does that the Baseline Requirements ask CAs not to do, with no
+    /// security effect for a client (see ``TrustWarning``): Web PKI profile only.
+    static func warnings(_ path: [Certificate], anchors: TrustAnchors) -> [TrustWarning] {
+        let profile: CertificateProfile = anchors.includesSystemRoots ? .webPKI : anchors.profile
+        guard profile.appliesBaselineRequirements else { return [] }
+        return [CommonNamePolicy().warning(certificates: path)].compactMap { $0 }
     }
 
     /// A Web-PKI-only failure, with a pointer to the private-PKI profile when it could apply.

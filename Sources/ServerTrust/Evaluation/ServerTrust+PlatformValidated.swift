@@ -39,5 +39,6 @@ extension ServerTrust {
             return self.rejection(failure, requirements)
         }
         return self.checkValidated(certificates, requirements: requirements, now: now, deliveredSCTs: [])
+            .adding(EvaluationPolicy.warnings(certificates, anchors: requirements.trustAnchors))
     }
 }

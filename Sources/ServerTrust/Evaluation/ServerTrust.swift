@@ -149,12 +149,9 @@ public struct ServerTrust: Sendable {
 
         switch result {
         case .validCertificate(let validated):
-            return self.checkValidated(
-                Array(validated),
-                requirements: requirements,
-                now: now,
-                deliveredSCTs: deliveredSCTs
-            )
+            let path = Array(validated)
+            return self.checkValidated(path, requirements: requirements, now: now, deliveredSCTs: deliveredSCTs)
+                .adding(EvaluationPolicy.warnings(path, anchors: requirements.trustAnchors))
         case .couldNotValidate:
             var failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
             // The missing intermediate may be the presented certificate that could not be read.

@@ -18,6 +18,9 @@ public struct TrustDecision: Sendable {
     /// What Certificate Transparency found, when the connection requires it (compliant, not
     /// compliant, or not enforced because the log list is stale).
     public let transparencyReport: CertificateTransparencyReport?
+    /// What the validated chain does that a standard asks CAs not to do but that has no security
+    /// effect for a client (a common name that is not one of the SANs, say); empty when rejected.
+    public let warnings: [TrustWarning]
 
     init(
         host: String,
@@ -25,7 +28,8 @@ public struct TrustDecision: Sendable {
         chain: [Certificate],
         failure: ServerTrustError?,
         pinReport: PinValidationReport?,
-        transparencyReport: CertificateTransparencyReport? = nil
+        transparencyReport: CertificateTransparencyReport? = nil,
+        warnings: [TrustWarning] = []
     ) {
         self.host = host
         self.port = port
@@ -33,6 +37,21 @@ public struct TrustDecision: Sendable {
         self.failure = failure
         self.pinReport = pinReport
         self.transparencyReport = transparencyReport
+        self.warnings = failure == nil ? warnings : []
+    }
+
+    /// This decision with `warnings` about its validated chain.
+    func adding(_ warnings: [TrustWarning]) -> TrustDecision {
+        guard !warnings.isEmpty, self.isTrusted else { return self }
+        return TrustDecision(
+            host: self.host,
+            port: self.port,
+            chain: self.chain,
+            failure: self.failure,
+            pinReport: self.pinReport,
+            transparencyReport: self.transparencyReport,
+            warnings: self.warnings + warnings
+        )
     }
 
     /// Whether the connection may proceed.
