@@ -166,16 +166,19 @@ struct WebPKIRuleTests {
         #expect(decision.failure?.message.contains("not a positive integer") == true)
     }
 
-    // MARK: Exact validation time (RFC 5280 §4.1.2.5)
+    // MARK: Validation time (RFC 5280 §4.1.2.5): from notBefore, through notAfter's whole second
 
-    @Test func validityIsCheckedToTheSubSecond() async throws {
+    @Test func validityRunsFromNotBeforeThroughTheSecondOfNotAfter() async throws {
         let chain = try pki.validChain()
         let notAfter = chain.leaf.notValidAfter
         let notBefore = chain.leaf.notValidBefore
         #expect(try await evaluate(chain, at: notAfter).isTrusted)
-        #expect(try await evaluate(chain, at: notAfter.addingTimeInterval(0.5)).failure?.code == .expired)
+        #expect(try await evaluate(chain, at: notAfter.addingTimeInterval(0.5)).isTrusted)
+        #expect(try await evaluate(chain, at: notAfter.addingTimeInterval(0.999)).isTrusted)
+        #expect(try await evaluate(chain, at: notAfter.addingTimeInterval(1)).failure?.code == .expired)
         #expect(try await evaluate(chain, at: notBefore).isTrusted)
         #expect(try await evaluate(chain, at: notBefore.addingTimeInterval(-0.5)).failure?.code == .notYetValid)
+        #expect(try await evaluate(chain, at: notBefore.addingTimeInterval(-1)).failure?.code == .notYetValid)
     }
 
     // MARK: Work bounds

@@ -2,12 +2,14 @@ public import Foundation
 public import SwiftASN1
 public import X509
 
-/// Validity periods checked at the exact validation time.
+/// Validity periods checked at the validation time, to the second certificates are written in.
 ///
-/// RFC 5280 §4.1.2.5: a certificate is valid from notBefore through notAfter, inclusive.
-/// swift-certificates 1.21.1 compares against the time rounded to the whole second, which accepts
-/// a certificate for up to a second after it expired; this policy compares `Date`s directly and
-/// says which bound failed.
+/// RFC 5280 §4.1.2.5: a certificate is valid from notBefore through notAfter, inclusive, and
+/// its times have a resolution of one second (§4.1.2.5.1–2: no fractional seconds). So a
+/// certificate is valid from the instant of its notBefore, and through the whole second its
+/// notAfter names: at `notAfter + 0.5 s` it is still valid, at `notAfter + 1 s` it has expired
+/// (x509-limbo's `rfc5280::validity::notafter-fractional` and `expired-1-second`). This
+/// policy says which bound failed, and refuses a notBefore after the notAfter.
 public struct ExactExpiryPolicy: ChainRule, Sendable {
     /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = []
@@ -36,7 +38,7 @@ public struct ExactExpiryPolicy: ChainRule, Sendable {
                     "the \(role) (\(certificate.subjectText)) is not valid before \(certificate.notValidBefore)"
                 )
             }
-            if self.validationTime > certificate.notValidAfter {
+            if self.validationSecond > certificate.notValidAfter {
                 return ServerTrustError(
                     .expired,
                     "the \(role) (\(certificate.subjectText)) expired at \(certificate.notValidAfter)"
@@ -44,5 +46,10 @@ public struct ExactExpiryPolicy: ChainRule, Sendable {
             }
         }
         return nil
+    }
+
+    /// The validation time without its fraction of a second.
+    var validationSecond: Date {
+        Date(timeIntervalSince1970: self.validationTime.timeIntervalSince1970.rounded(.down))
     }
 }
