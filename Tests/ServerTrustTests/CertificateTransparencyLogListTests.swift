@@ -145,6 +145,23 @@ struct CertificateTransparencyLogListTests {
         #expect(list.logs.count == 2)
     }
 
+    @Test func aFetchTimeNeverMakesAnOldListLookFresh() throws {
+        let published = date("2022-04-30T12:55:55Z")
+        // Fetched (or claimed to be) years later: the list is still as old as it says.
+        let later = try CertificateTransparencyLogList(
+            json: Data(Self.googleExcerpt.utf8),
+            timestamp: date("2026-11-01T00:00:00Z")
+        )
+        #expect(later.timestamp == published)
+        var settings = CertificateTransparencySettings()
+        settings.logList = later
+        #expect(settings.logListExpiry == published.addingTimeInterval(settings.maximumLogListAge))
+        // A time before the list's own: the earlier of the two.
+        let earlier = date("2022-04-01T00:00:00Z")
+        let backdated = try CertificateTransparencyLogList(json: Data(Self.googleExcerpt.utf8), timestamp: earlier)
+        #expect(backdated.timestamp == earlier)
+    }
+
     @Test func tiledLogsPreviousOperatorsAndFractionalTimesAreRead() throws {
         let key =
             "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEhjyxDVIjWt5u9sB/o2S8rcGJ2pdZTGA8+IpXhI/tvKBjElGE5r3de4yAfeOPhqTqqc+o7vPgXnDgu/a9/B+RLg=="

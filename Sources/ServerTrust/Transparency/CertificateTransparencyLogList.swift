@@ -119,7 +119,8 @@ public struct CertificateTransparencyLog: Hashable, Sendable {
 /// Two lists are equal when they were read from the same bytes (a SHA-256 digest of them), so
 /// comparing requirements that carry a list costs 32 bytes, not every log.
 public struct CertificateTransparencyLogList: Hashable, Sendable {
-    /// `log_list_timestamp`: when the list was published.
+    /// `log_list_timestamp`: when the list was published. For a list without one, the time the
+    /// caller says it was fetched; when both are known, the earlier.
     public let timestamp: Date
     /// The list's `version`, if any.
     public let version: String?
@@ -187,8 +188,8 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
     /// - Parameters:
     ///   - json: the list's JSON, as Chrome and Apple publish it.
     ///   - timestamp: when the list was fetched, for a list without `log_list_timestamp`
-    ///     (Apple's `current_log_list.json` has none); it replaces the list's own timestamp if both
-    ///     are there.
+    ///     (Apple's `current_log_list.json` has none). When the list has its own timestamp, the
+    ///     earlier of the two is the list's time: a fetch time never makes an old list look fresh.
     /// - Throws: ``ServerTrustError/Code/invalidLogList`` with the key path (`$.operators[2].logs[0].key`)
     ///   and the reason.
     public init(json: Data, timestamp: Date? = nil) throws(ServerTrustError) {
@@ -202,7 +203,10 @@ public struct CertificateTransparencyLogList: Hashable, Sendable {
         let root = try JSONValue.parse(json, failing: .invalidLogList, what: "the log list")
         let reader = LogListReader()
         let (listed, version, logs) = try reader.list(root, timestampRequired: timestamp == nil)
-        guard let when = timestamp ?? listed else {
+        // The list's own publication time wins; a caller's time may only make it older (a list
+        // fetched before it claims to be published is dated by the fetch).
+        let claimed = listed.map { listed in timestamp.map { min(listed, $0) } ?? listed } ?? timestamp
+        guard let when = claimed else {
             throw ServerTrustError(.invalidLogList, "$.log_list_timestamp: missing", keyPath: "$.log_list_timestamp")
         }
         var hasher = SHA256()
