@@ -150,9 +150,13 @@ struct PolicyCheck: ParsableCommand {
         } catch {
             throw ServerTrustError(.unreadableFile, "cannot read the file")
         }
+        // JSON never starts with `<` or a UTF-16 byte-order mark: anything that does is given to
+        // the property-list reader, which names why it refuses it (UTF-16, nesting, OpenStep).
+        let firstCharacter = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
         let isPlist =
-            data.starts(with: Array("bplist".utf8))
-            || String(decoding: data.prefix(64), as: UTF8.self).contains("<?xml")
+            data.starts(with: Array("bplist".utf8)) || data.starts(with: [0xFF, 0xFE])
+            || data.starts(with: [0xFE, 0xFF])
+            || firstCharacter == UInt8(ascii: "<")
         let policy: TransportSecurityPolicy
         var warnings: [String] = []
         if isPlist {

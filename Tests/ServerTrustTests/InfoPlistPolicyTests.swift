@@ -358,6 +358,132 @@ struct InfoPlistPolicyTests {
         }
     }
 
+    // MARK: - Nesting, bounded before any decoder runs
+
+    /// The limit of 64 levels is checked in the markup the decoder reads: a close tag hidden in
+    /// a comment, a CDATA section, a processing instruction or the DOCTYPE closes nothing, so
+    /// 65 levels hidden that way are refused (the comment trick made `securenet policy check`
+    /// die with SIGSEGV at 100,000 levels).
+    @Test(arguments: [
+        ("comment", "", "<array><!--</array>-->", 100_000),
+        ("CDATA", "", "<array><string><![CDATA[</array>]]></string>", 65),
+        ("processing instruction", "", "<array><?pi </array>?>", 65),
+        ("DOCTYPE", "<!DOCTYPE plist </array </array </array >", "<array>", 65),
+    ])
+    func closeTagsInsideMarkupDoNotHideNesting(name: String, prolog: String, level: String, count: Int) {
+        let document =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\(prolog)<plist version=\"1.0\">"
+            + String(repeating: level, count: count) + "</plist>"
+        let error = #expect(throws: ServerTrustError.self, "\(name)") {
+            try TransportSecurityPolicy.readInfoPlist(Data(document.utf8))
+        }
+        #expect(error?.code == .invalidPolicyFile, "\(name)")
+        #expect(error?.keyPath == "$", "\(name)")
+        #expect(
+            error?.message.contains("nested deeper than 64 levels") == true,
+            "\(name): \(String(describing: error))"
+        )
+    }
+
+    /// Markup that only looks like containers (in comments, CDATA, processing instructions)
+    /// adds nothing: such an Info.plist reads.
+    @Test func containersInsideCommentsAndCDATAAreNotCounted() throws {
+        let noise = String(repeating: "<!-- <array> <dict> --><?pi <array>?>", count: 100)
+        let ats = """
+            \(noise)
+            \t\t<key>NSAllowsLocalNetworking</key>
+            \t\t<true/>
+            \t\t<key>Note</key>
+            \t\t<string><![CDATA[\(String(repeating: "<array>", count: 100))]]></string>
+            """
+        let read = try TransportSecurityPolicy.readInfoPlist(Data(Self.xml(ats).utf8))
+        #expect(read.policy.allowsLocalNetworking)
+        #expect(read.warnings.map(\.keyPath) == ["NSAppTransportSecurity.Note"])
+    }
+
+    /// A binary property list: a root dictionary holding `X`, nested `arrays` deep, each array
+    /// holding the next one `width` times (1: a chain; 2: every level doubles the values).
+    static func nestedBinary(arrays: Int, width: Int = 1) -> Data {
+        // Objects: 0 the root dictionary, 1 the key "X", 2... the arrays; references are 4 bytes.
+        var objects: [[UInt8]] = [[0xD1, 0, 0, 0, 1, 0, 0, 0, 2], [0x51, UInt8(ascii: "X")]]
+        for index in 0..<arrays {
+            let next = UInt32(index + 3)
+            let reference = withUnsafeBytes(of: next.bigEndian, Array.init)
+            objects.append(
+                index == arrays - 1
+                    ? [0xA0] : [0xA0 | UInt8(width)] + Array(repeating: reference, count: width).flatMap { $0 }
+            )
+        }
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt32] = []
+        for object in objects {
+            offsets.append(UInt32(bytes.count))
+            bytes += object
+        }
+        let table = bytes.count
+        for offset in offsets { bytes += withUnsafeBytes(of: offset.bigEndian, Array.init) }
+        bytes += [0, 0, 0, 0, 0, 0, 4, 4]
+        for field in [UInt64(objects.count), 0, UInt64(table)] {
+            bytes += withUnsafeBytes(of: field.bigEndian, Array.init)
+        }
+        return Data(bytes)
+    }
+
+    /// A binary property list is bounded too, from its object table: 64 levels read, 65 do not
+    /// (CoreFoundation reads them, and its reader recurses once per level).
+    @Test func binaryPropertyListsAreBoundedToo() throws {
+        // The root dictionary is one level.
+        #expect(throws: Never.self) { try TransportSecurityPolicy.readInfoPlist(Self.nestedBinary(arrays: 63)) }
+        for arrays in [64, 100_000] {
+            let error = #expect(throws: ServerTrustError.self) {
+                try TransportSecurityPolicy.readInfoPlist(Self.nestedBinary(arrays: arrays))
+            }
+            #expect(error?.message == "$: arrays and dictionaries nested deeper than 64 levels", "\(arrays)")
+        }
+    }
+
+    /// Shared objects are counted where they are referenced: 22 levels of two references to
+    /// the next level expand to four million values (the decoder copies each; 24 levels took
+    /// 18 s and 2 GB), and are refused before decoding.
+    @Test func aBinaryPropertyListThatExpandsToMillionsOfValuesIsRefused() {
+        let error = #expect(throws: ServerTrustError.self) {
+            try TransportSecurityPolicy.readInfoPlist(Self.nestedBinary(arrays: 22, width: 2))
+        }
+        #expect(error?.message == "$: binary property list expands to more than 1000000 values")
+    }
+
+    /// Formats the decoder would convert or parse out of sight of the depth check are refused:
+    /// UTF-16 (converted to UTF-8 first), an encoding other than UTF-8, OpenStep's old-style
+    /// ASCII (`(((…` nests as deeply as XML does).
+    @Test func onlyUTF8XMLAndBinaryPropertyListsAreRead() {
+        let deep = "<?xml version=\"1.0\"?><plist version=\"1.0\">" + String(repeating: "<array>", count: 100_000)
+        let cases: [(String, Data, String)] = [
+            ("UTF-16", Data([0xFF, 0xFE]) + deep.data(using: .utf16LittleEndian)!, "not UTF-8"),
+            (
+                "declared encoding",
+                Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><plist version=\"1.0\"><dict/></plist>".utf8),
+                "encoding \"ISO-8859-1\" is not read"
+            ),
+            ("OpenStep", Data(String(repeating: "(", count: 100_000).utf8), "OpenStep property lists are not read"),
+            (
+                "OpenStep dictionary", Data("{ NSAppTransportSecurity = { NSAllowsArbitraryLoads = YES; }; }".utf8),
+                "OpenStep"
+            ),
+        ]
+        for (name, data, reason) in cases {
+            let error = #expect(throws: ServerTrustError.self, "\(name)") {
+                try TransportSecurityPolicy.readInfoPlist(data)
+            }
+            #expect(error?.keyPath == "$", "\(name)")
+            #expect(error?.message.contains(reason) == true, "\(name): \(String(describing: error))")
+        }
+        // A UTF-8 byte-order mark and an explicit UTF-8 encoding are fine.
+        let plain = "<?xml version=\"1.0\" encoding=\"utf-8\"?><plist version=\"1.0\"><dict/></plist>"
+        #expect(throws: Never.self) {
+            try TransportSecurityPolicy.readInfoPlist(Data([0xEF, 0xBB, 0xBF] + Array(plain.utf8)))
+        }
+    }
+
     // MARK: - The same policy as the JSON file
 
     @Test func anInfoPlistAndItsJSONEquivalentGiveEqualPolicies() throws {

@@ -125,4 +125,30 @@ struct PolicyCheckCommandTests {
         let usage = try run([])
         #expect(usage.status == 64)
     }
+
+    /// `<array><!--</array>-->` repeated made `securenet policy check` die with SIGSEGV: the
+    /// depth check counted the close tag inside the comment. It is a one-line error now, and a
+    /// UTF-16 property list (which did not look like XML here) is read as a property list and
+    /// refused as one.
+    @Test func aDeeplyNestedOrUTF16PropertyListIsAOneLineError() throws {
+        let directory = try TemporaryDirectory()
+        let deep = try directory.write(
+            "Info.plist",
+            Array(
+                ("<?xml version=\"1.0\"?>\n<plist version=\"1.0\">"
+                    + String(repeating: "<array><!--</array>-->", count: 100_000) + "</plist>").utf8
+            )
+        )
+        let nested = try run([deep])
+        #expect(nested.status == 1)
+        #expect(nested.error == "securenet: \(deep): $: arrays and dictionaries nested deeper than 64 levels\n")
+
+        let utf16 = try directory.write(
+            "Wide.plist",
+            [0xFF, 0xFE] + Array(InfoPlistPolicyTests.xml(nil).data(using: .utf16LittleEndian)!)
+        )
+        let wide = try run([utf16])
+        #expect(wide.status == 1)
+        #expect(wide.error.contains("$: not UTF-8"), "\(wide.error)")
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Any property-list value: XML read with `PropertyListDecoder`, binary with
-/// `PropertyListSerialization`.
+/// `PropertyListSerialization`, both only after their nesting was bounded.
 ///
 /// Fuzzing the Info.plist reader found a fault in each of Foundation's two readers on Linux:
 /// - CoreFoundation's XML parser (behind `PropertyListSerialization`) spends about 150 ms
@@ -21,50 +21,166 @@ enum PropertyListValue: Decodable {
     case array([PropertyListValue])
     case dictionary([String: PropertyListValue])
 
-    /// The most nested arrays and dictionaries an XML property list may have: the decoder
-    /// recurses once per level, and an Info.plist's ATS keys are four levels deep.
+    /// The most nested arrays and dictionaries a property list may have: the decoders recurse
+    /// once per level, and an Info.plist's ATS keys are four levels deep.
     static let maximumDepth = 64
+    /// The most values a binary property list may expand to: its objects can be shared, so a
+    /// few hundred bytes can describe a tree of billions (the "billion laughs" of plists).
+    static let maximumValues = 1_000_000
 
-    /// Reads an XML or binary property list, as `Bool`, `NSNumber`, `String`, `Data`, `Date`,
-    /// `[Any]` and `[String: Any]`.
+    /// Why a property list is refused before any decoder sees it.
+    struct Refusal: Error, Equatable {
+        let reason: String
+    }
+
+    /// Reads an XML (UTF-8) or binary property list, as `Bool`, `NSNumber`, `String`, `Data`,
+    /// `Date`, `[Any]` and `[String: Any]`.
+    ///
+    /// Both decoders recurse once per level of nesting, so the depth is bounded before either
+    /// runs: XML by ``nestingDepth(ofXML:)``, binary by ``BinaryPropertyListShape``. Other
+    /// formats (UTF-16 or UTF-32 XML, an encoding other than UTF-8, OpenStep's old-style
+    /// ASCII) are refused: `PropertyListDecoder` would convert or parse them out of sight of
+    /// the depth check.
+    /// - Throws: ``Refusal`` with the reason, or the decoder's error.
     static func read(_ data: Data) throws -> Any {
-        if data.starts(with: Array("bplist".utf8)) {
+        let bytes = Array(data)
+        if bytes.starts(with: Array("bplist".utf8)) {
+            do {
+                try BinaryPropertyListShape.check(
+                    bytes,
+                    maximumDepth: Self.maximumDepth,
+                    maximumValues: Self.maximumValues
+                )
+            } catch {
+                throw Refusal(reason: error.reason)
+            }
             return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
         }
-        guard Self.nestingDepth(ofXML: data) <= Self.maximumDepth else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "nested too deeply"))
+        if let refusal = Self.textRefusal(bytes) { throw Refusal(reason: refusal) }
+        guard Self.nestingDepth(ofXML: bytes) <= Self.maximumDepth else {
+            throw Refusal(reason: "arrays and dictionaries nested deeper than \(Self.maximumDepth) levels")
         }
         return try PropertyListDecoder().decode(PropertyListValue.self, from: data).foundationValue
     }
 
-    /// How deeply `<array>` and `<dict>` elements nest, counted without parsing: opening tags
-    /// (not `<array/>`) add one, closing tags take one away. Text that only looks like a tag
-    /// can only make the count larger, so a document under the limit really is.
-    static func nestingDepth(ofXML data: Data) -> Int {
+    /// Why text is not an XML property list this reader will hand to the decoder, or nil: it
+    /// must be UTF-8 (a UTF-8 byte-order mark is allowed, `encoding=` must say UTF-8) and its
+    /// first character after white space `<`, as `PropertyListDecoder` decides it is XML.
+    static func textRefusal(_ bytes: [UInt8]) -> String? {
+        switch (bytes.count > 0 ? bytes[0] : nil, bytes.count > 1 ? bytes[1] : nil) {
+        case (0xFE, 0xFF), (0xFF, 0xFE), (0x00, _):
+            return "not UTF-8 (a UTF-16 or UTF-32 property list is not read)"
+        default:
+            break
+        }
+        let hasByteOrderMark = bytes.starts(with: [0xEF, 0xBB, 0xBF])
+        if !hasByteOrderMark, let encoding = Self.declaredEncoding(bytes), encoding.lowercased() != "utf-8" {
+            return "encoding \"\(String(decoding: encoding.utf8.prefix(40), as: UTF8.self))\" is not read (UTF-8 only)"
+        }
+        let first = bytes.dropFirst(hasByteOrderMark ? 3 : 0).first { !Self.isXMLSpace($0) }
+        guard first == UInt8(ascii: "<") else {
+            return "not an XML or binary property list (OpenStep property lists are not read)"
+        }
+        return nil
+    }
+
+    /// The `encoding="…"` of a leading `<?xml …?>`, found as `PropertyListDecoder` finds it:
+    /// the first `encoding=` before a `?` or `>`, and the text up to the closing quote.
+    static func declaredEncoding(_ bytes: [UInt8]) -> String? {
+        guard bytes.starts(with: Array("<?xml".utf8)) else { return nil }
+        let key = Array("encoding=".utf8)
+        var index = 5
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "?") || bytes[index] == UInt8(ascii: ">") { return nil }
+            if bytes[index...].starts(with: key) {
+                let start = index + key.count
+                guard start < bytes.count, bytes[start] == UInt8(ascii: "\"") || bytes[start] == UInt8(ascii: "'")
+                else { return nil }
+                let end = bytes[(start + 1)...].firstIndex(of: bytes[start]) ?? bytes.count
+                return String(decoding: bytes[(start + 1)..<end], as: UTF8.self)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    static func isXMLSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// How deeply `<array>` and `<dict>` elements nest, counted by a tokenizer that reads
+    /// markup as `PropertyListDecoder`'s XML scanner does: comments (`<!-- … -->`), CDATA
+    /// sections, processing instructions and the DOCTYPE are skipped, so a `</array>` inside
+    /// them closes nothing; a tag ends at its first `>`; `<array/>` opens nothing.
+    ///
+    /// Where the two could part, the count errs upwards (every `<array…` or `<dict…` opens, a
+    /// processing instruction after the root element may end at the `?` that opened it, a close
+    /// never takes the count below zero), so a document under the limit really is.
+    static func nestingDepth(ofXML bytes: [UInt8]) -> Int {
         var depth = 0
         var deepest = 0
-        let bytes = Array(data)
+        var inProlog = true
         var index = 0
+        func matches(_ text: String, at position: Int) -> Bool {
+            position <= bytes.count && bytes[position...].starts(with: text.utf8)
+        }
+        /// The index after the first `pattern` at or after `start`, or nil.
+        func end(of pattern: String, from start: Int) -> Int? {
+            let pattern = Array(pattern.utf8)
+            var position = start
+            while position + pattern.count <= bytes.count {
+                if bytes[position] == pattern[0], bytes[position...].starts(with: pattern) {
+                    return position + pattern.count
+                }
+                position += 1
+            }
+            return nil
+        }
         while index < bytes.count {
-            defer { index += 1 }
-            guard bytes[index] == UInt8(ascii: "<") else { continue }
-            let rest = bytes[(index + 1)...]
-            let closing = rest.first == UInt8(ascii: "/")
-            let name = closing ? rest.dropFirst() : rest
-            let opensContainer = name.starts(with: Array("array".utf8)) || name.starts(with: Array("dict".utf8))
-            guard opensContainer else { continue }
-            if closing {
-                depth -= 1
+            guard bytes[index] == UInt8(ascii: "<") else {
+                index += 1
                 continue
             }
-            // A self-closing `<array/>` or `<dict/>` adds nothing.
-            if let end = name.firstIndex(of: UInt8(ascii: ">")), end > name.startIndex,
-                bytes[end - 1] == UInt8(ascii: "/")
-            {
+            let next = index + 1
+            let skipTo: Int?
+            if matches("!--", at: next) {
+                skipTo = end(of: "-->", from: next + 3)
+            } else if matches("![CDATA[", at: next) {
+                skipTo = end(of: "]]>", from: next + 8)
+            } else if matches("?", at: next) {
+                // The decoder searches for `?>` from after the `?` before the root element,
+                // from the `?` itself inside it.
+                skipTo = end(of: "?>", from: inProlog ? next + 1 : next)
+            } else if matches("!", at: next) {
+                skipTo = end(of: ">", from: next + 1)
+            } else if matches("/", at: next) {
+                var position = next + 1
+                if matches("array", at: position) {
+                    position += 5
+                } else if matches("dict", at: position) {
+                    position += 4
+                } else {
+                    index = next
+                    continue
+                }
+                while position < bytes.count, Self.isXMLSpace(bytes[position]) { position += 1 }
+                if position < bytes.count, bytes[position] == UInt8(ascii: ">") {
+                    depth = max(depth - 1, 0)
+                }
+                index = next
                 continue
+            } else {
+                inProlog = false
+                guard let close = bytes[next...].firstIndex(of: UInt8(ascii: ">")) else { break }
+                if matches("array", at: next) || matches("dict", at: next), bytes[close - 1] != UInt8(ascii: "/") {
+                    depth += 1
+                    deepest = max(deepest, depth)
+                }
+                skipTo = close + 1
             }
-            depth += 1
-            deepest = max(deepest, depth)
+            // Unterminated: the decoder fails there, having nested no deeper than counted.
+            guard let skipTo else { break }
+            index = skipTo
         }
         return deepest
     }
@@ -122,5 +238,131 @@ enum PropertyListValue: Decodable {
         let intValue: Int? = nil
         init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
+    }
+}
+
+/// The shape of a binary property list (`bplist00`), read from its object table without
+/// decoding it: how deeply its arrays, sets and dictionaries nest, and how many values it holds
+/// once every shared object is counted where it is referenced.
+///
+/// The decoders recurse once per level and copy a shared object at every reference, so a deep
+/// file overflows the stack and a few hundred bytes of shared references expand to billions of
+/// values. The walk is iterative, visits each object once (a memo of heights and sizes), and
+/// refuses a cycle, an object or reference outside the file, and anything it cannot read as
+/// the decoder would; it never reads the values themselves.
+enum BinaryPropertyListShape {
+    struct Refusal: Error, Equatable {
+        let reason: String
+    }
+
+    /// Refuses `bytes` unless every container nests at most `maximumDepth` deep and the
+    /// expanded tree holds at most `maximumValues` values (keys included).
+    static func check(_ bytes: [UInt8], maximumDepth: Int, maximumValues: Int) throws(Refusal) {
+        let malformed = Refusal(reason: "malformed binary property list")
+        guard bytes.count >= 8 + 1 + 32, bytes.starts(with: Array("bplist0".utf8)) else { throw malformed }
+        let trailer = bytes.count - 32
+        let offsetSize = Int(bytes[trailer + 6])
+        let referenceSize = Int(bytes[trailer + 7])
+        guard (1...8).contains(offsetSize), (1...8).contains(referenceSize),
+            let objectCount = Self.integer(bytes, at: trailer + 8, size: 8),
+            let top = Self.integer(bytes, at: trailer + 16, size: 8),
+            let table = Self.integer(bytes, at: trailer + 24, size: 8),
+            objectCount >= 1, top < objectCount, table >= 9, table <= trailer,
+            objectCount <= (trailer - table) / offsetSize
+        else { throw malformed }
+
+        /// Where an object's references are, or nil for a value that holds none.
+        func references(of object: Int) throws(Refusal) -> (start: Int, count: Int)? {
+            guard let offset = Self.integer(bytes, at: table + object * offsetSize, size: offsetSize),
+                offset >= 8, offset < table
+            else { throw malformed }
+            let marker = bytes[offset]
+            // 0xA array, 0xB ordered set, 0xC set, 0xD dictionary (keys, then values).
+            guard (0xA...0xD).contains(marker >> 4) else { return nil }
+            var count = Int(marker & 0x0F)
+            var start = offset + 1
+            if count == 0x0F {
+                guard start < table, bytes[start] >> 4 == 0x1, bytes[start] & 0x0F <= 3 else { throw malformed }
+                let size = 1 << Int(bytes[start] & 0x0F)
+                guard start + 1 + size <= table, let long = Self.integer(bytes, at: start + 1, size: size) else {
+                    throw malformed
+                }
+                count = long
+                start += 1 + size
+            }
+            let references =
+                marker >> 4 == 0xD ? count.multipliedReportingOverflow(by: 2) : (partialValue: count, overflow: false)
+            guard !references.overflow, references.partialValue <= (table - start) / referenceSize else {
+                throw malformed
+            }
+            return (start, references.partialValue)
+        }
+
+        struct Frame {
+            let object: Int
+            var next: Int
+            let end: Int
+            var height = 0
+            var values = 1
+        }
+        // -1 not seen, -2 being walked (a reference to it is a cycle), else its height.
+        var heights = [Int32](repeating: -1, count: objectCount)
+        var values = [Int](repeating: 0, count: objectCount)
+        var stack: [Frame] = []
+        func enter(_ object: Int) throws(Refusal) -> (height: Int, values: Int)? {
+            switch heights[object] {
+            case -2:
+                throw Refusal(reason: "binary property list contains itself")
+            case -1:
+                guard let (start, count) = try references(of: object) else {
+                    heights[object] = 0
+                    values[object] = 1
+                    return (0, 1)
+                }
+                guard stack.count < maximumDepth else {
+                    throw Refusal(reason: "arrays and dictionaries nested deeper than \(maximumDepth) levels")
+                }
+                heights[object] = -2
+                stack.append(Frame(object: object, next: start, end: start + count * referenceSize))
+                return nil
+            default:
+                return (Int(heights[object]), values[object])
+            }
+        }
+        func fold(_ child: (height: Int, values: Int)) throws(Refusal) {
+            stack[stack.count - 1].height = max(stack[stack.count - 1].height, child.height)
+            stack[stack.count - 1].values += child.values
+            guard stack[stack.count - 1].values <= maximumValues else {
+                throw Refusal(reason: "binary property list expands to more than \(maximumValues) values")
+            }
+        }
+        if try enter(top) != nil { return }
+        while let frame = stack.last {
+            if frame.next < frame.end {
+                stack[stack.count - 1].next += referenceSize
+                guard let child = Self.integer(bytes, at: frame.next, size: referenceSize), child < objectCount else {
+                    throw malformed
+                }
+                if let done = try enter(child) { try fold(done) }
+                continue
+            }
+            stack.removeLast()
+            let height = frame.height + 1
+            guard height <= maximumDepth else {
+                throw Refusal(reason: "arrays and dictionaries nested deeper than \(maximumDepth) levels")
+            }
+            heights[frame.object] = Int32(height)
+            values[frame.object] = frame.values
+            if !stack.isEmpty { try fold((height, frame.values)) }
+        }
+    }
+
+    /// The big-endian unsigned integer of `size` bytes at `offset`, or nil when it is outside
+    /// `bytes` or does not fit an `Int`.
+    static func integer(_ bytes: [UInt8], at offset: Int, size: Int) -> Int? {
+        guard offset >= 0, size <= bytes.count, offset <= bytes.count - size else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes[offset..<(offset + size)] { value = value << 8 | UInt64(byte) }
+        return value <= UInt64(Int.max) ? Int(value) : nil
     }
 }

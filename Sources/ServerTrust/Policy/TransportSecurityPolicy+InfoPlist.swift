@@ -59,6 +59,10 @@ extension TransportSecurityPolicy {
     /// ``CipherSuitePolicy/ats`` for ATS's CBC suites). Unknown keys are warnings, as ATS
     /// ignores them; a wrong type, a bad TLS version, domain or pin is an error.
     ///
+    /// XML must be UTF-8; OpenStep (old-style ASCII) property lists are refused. Arrays and
+    /// dictionaries may nest at most 64 levels deep, and a binary property list may expand to at
+    /// most a million values: both are checked before the property list is decoded.
+    ///
     /// - Throws: ``ServerTrustError/Code/invalidPolicyFile`` with the key path (such as
     ///   `NSAppTransportSecurity.NSExceptionDomains["a.com"].NSExceptionMinimumTLSVersion`) and
     ///   the reason.
@@ -66,6 +70,8 @@ extension TransportSecurityPolicy {
         let root: Any
         do {
             root = try PropertyListValue.read(data)
+        } catch let refusal as PropertyListValue.Refusal {
+            throw ServerTrustError(.invalidPolicyFile, "$: \(refusal.reason)", keyPath: "$")
         } catch {
             throw ServerTrustError(.invalidPolicyFile, "$: not a property list (XML or binary)", keyPath: "$")
         }
