@@ -90,6 +90,11 @@ struct PolicyFileTests {
         ),
         (#"{"exceptionDomains": {"*.a.com": {}}}"#, #"$.exceptionDomains["*.a.com"]"#, "no wildcard"),
         (#"{"exceptionDomains": {"a..com": {}}}"#, #"$.exceptionDomains["a..com"]"#, "empty label"),
+        (#"{"exceptionDomains": {"127.1": {}}}"#, #"$.exceptionDomains["127.1"]"#, "ends in a number"),
+        (
+            #"{"pinnedDomains": {"0x7f.0.0.1": {"pins": ["PINA", "PINB"]}}}"#, #"$.pinnedDomains["0x7f.0.0.1"]"#,
+            "write the address as an exact pattern in dotted decimal"
+        ),
         (
             #"{"pinnedDomains": {"ba*.a.com": {"pins": []}}}"#, #"$.pinnedDomains["ba*.a.com"]"#,
             "wildcard may only be the whole first label"

@@ -120,6 +120,38 @@ struct TransportSecurityPolicyTests {
         }
     }
 
+    @Test func aNameWithATrailingDotIsFullyQualifiedNotLocal() throws {
+        let policy = TransportSecurityPolicy(allowsLocalNetworking: true)
+        // `ai.` is the top-level domain ai, fully qualified: not an unqualified local name.
+        for url in ["http://ai./", "http://com.:8080/"] {
+            #expect(throws: ServerTrustError(.insecureScheme, ""), "\(url)") { try self.requirements(policy, url) }
+        }
+        // Without the dot the same name is unqualified, and `.local` and localhost stay local.
+        for url in ["http://ai/", "http://printer.local./", "http://localhost./"] {
+            #expect(throws: Never.self, "\(url)") { try self.requirements(policy, url) }
+        }
+    }
+
+    @Test func everySpellingOfAnAddressMeetsTheRulesWrittenForIt() throws {
+        var policy = TransportSecurityPolicy(
+            pinning: PinningPolicy([try HostPattern("127.0.0.1"): try PinSet([Self.pinA, Self.pinB])])
+        )
+        policy.setException(DomainException(allowsInsecureHTTPLoads: true), for: "::FFFF:7f00:1")
+        for url in ["https://127.1/", "https://0x7f.0.0.1/", "https://017700000001/", "https://[::ffff:127.0.0.1]/"] {
+            let requirements = try self.requirements(policy, url)
+            #expect(requirements.host == "127.0.0.1", "\(url)")
+            #expect(requirements.pinScope == "127.0.0.1", "\(url)")
+        }
+        #expect(try self.requirements(policy, "http://[::ffff:7f00:1]/").host == "127.0.0.1")
+        #expect(try self.requirements(policy, "http://127.1/").host == "127.0.0.1")
+        #expect(try self.requirements(policy, "https://[2001:DB8:0::1]/").host == "2001:db8::1")
+        // The exception is for that address only: not 127.0.0.2, and an address has no parent domain.
+        #expect(throws: ServerTrustError(.insecureScheme, "")) { try self.requirements(policy, "http://127.0.0.2/") }
+        var parent = TransportSecurityPolicy()
+        parent.setException(DomainException(includesSubdomains: true, allowsInsecureHTTPLoads: true), for: "0.0.1")
+        #expect(throws: ServerTrustError(.insecureScheme, "")) { try self.requirements(parent, "http://10.0.0.1/") }
+    }
+
     @Test func arbitraryLoadsMustBeAskedForAndAreListedAsAWarning() throws {
         let policy = TransportSecurityPolicy(allowsArbitraryLoads: true)
         #expect(try !self.requirements(policy, "http://example.com/").usesTLS)

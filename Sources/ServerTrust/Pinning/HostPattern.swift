@@ -5,8 +5,11 @@
 ///   and not `example.com`);
 /// - `**.example.com` matches any depth below `example.com` and `example.com` itself.
 ///
-/// IPv4 and IPv6 addresses can be given as exact patterns. Matching ignores case and a
-/// trailing dot.
+/// IPv4 and IPv6 addresses can be given as exact patterns: IPv4 in dotted decimal only
+/// (`127.0.0.1`; `127.1`, `0x7f.0.0.1` and `017700000001`, which URL parsers read as the same
+/// address, are refused), IPv6 in any form, kept in RFC 5952 form; an IPv4-mapped IPv6 address
+/// (`::ffff:127.0.0.1`) is the IPv4 address it carries. Matching ignores case and a trailing
+/// dot, and reads a host address in any of those spellings as the address it denotes.
 public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     enum Kind: Int, Hashable, Sendable {
         case anyDepth = 0
@@ -21,23 +24,40 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
     /// Parses a pattern.
     /// - Throws: ``ServerTrustError/Code/invalidHostPattern`` when it is empty, has an empty label,
     ///   a wildcard anywhere but as the whole first label, characters a host name cannot have, or
-    ///   a wildcard directly over a single label (such as `*.com`).
+    ///   a wildcard directly over a single label (such as `*.com`); and when it ends in a number
+    ///   (so a URL parser reads it as an IPv4 address) without being one exact IPv4 address in
+    ///   dotted decimal (`127.1`, `0x7f.0.0.1`, `0177.0.0.1`, `*.0.0.1`).
     public init(_ pattern: String) throws(ServerTrustError) {
         let text = HostName.normalise(pattern)
+        let kind: Kind
+        let domain: String
         if text.hasPrefix("**.") {
-            self.kind = .anyDepth
-            self.domain = String(text.dropFirst(3))
+            (kind, domain) = (.anyDepth, String(text.dropFirst(3)))
         } else if text.hasPrefix("*.") {
-            self.kind = .oneLabel
-            self.domain = String(text.dropFirst(2))
+            (kind, domain) = (.oneLabel, String(text.dropFirst(2)))
         } else {
-            self.kind = .exact
-            self.domain = text
+            (kind, domain) = (.exact, text)
         }
+        self.kind = kind
         // One trailing dot is the most a pattern may carry: `IPAddress` normalises again, and
         // `::..` or `10.0.0.1..` would otherwise be accepted (with a description that reads back
         // as another pattern). Found by fuzzing.
-        if self.kind == .exact, !self.domain.hasSuffix("."), HostName.isIPAddress(self.domain) { return }
+        if kind == .exact, !domain.hasSuffix("."), let address = IPAddress(domain) {
+            // One spelling per address, so equal addresses make equal patterns.
+            self.domain = address.unmapped.canonicalText
+            return
+        }
+        self.domain = domain
+        // WHATWG URL §3.5: a host whose last label is a number is an IPv4 address, whatever the
+        // DNS says; only the dotted-decimal spelling is a pattern (a pin written as `127.1` would
+        // otherwise be a name that no address host ever matches).
+        if IPAddress.endsInANumber(domain) {
+            throw ServerTrustError(
+                .invalidHostPattern,
+                "'\(pattern)' ends in a number, so it names an IPv4 address: write the address as an exact "
+                    + "pattern in dotted decimal (such as 127.0.0.1)"
+            )
+        }
         guard !self.domain.isEmpty else {
             throw ServerTrustError(.invalidHostPattern, "'\(pattern)' names no host")
         }
@@ -59,10 +79,9 @@ public struct HostPattern: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the host (a DNS name or an IP address) matches.
     public func matches(_ host: String) -> Bool {
-        let host = HostName.normalise(host)
+        let host = HostName.canonical(host)
         switch self.kind {
         case .exact:
-            if let pattern = IPAddress(self.domain), let address = IPAddress(host) { return pattern == address }
             return host == self.domain
         case .oneLabel:
             guard host.hasSuffix("." + self.domain) else { return false }
@@ -100,6 +119,20 @@ enum HostName {
         var text = host.lowercased()
         if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
         if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    /// The host in the one form that rules compare: normalised, and an address in any spelling a
+    /// URL parser or `getaddrinfo` reads (`127.1`, `0x7f.0.0.1`, `017700000001`,
+    /// `[::FFFF:7f00:1]`) as its canonical text (``IPAddress/canonicalText``), an IPv4-mapped
+    /// IPv6 address as the IPv4 address it carries. A number out of range (`4294967296`) denotes
+    /// no address and is left as it is.
+    static func canonical(_ host: String) -> String {
+        let text = self.normalise(host)
+        if let address = IPAddress(text) { return address.unmapped.canonicalText }
+        if IPAddress.endsInANumber(text), let bytes = IPAddress.numericIPv4(text) {
+            return IPAddress(bytes: bytes).canonicalText
+        }
         return text
     }
 

@@ -68,6 +68,42 @@ struct IPAddress: Hashable, Sendable {
 
     var isIPv4: Bool { self.bytes.count == 4 }
 
+    /// The IPv4 address an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2)
+    /// carries: the same host on the wire, so rules judge it as that IPv4 address. Any other
+    /// address is itself.
+    var unmapped: IPAddress {
+        guard self.bytes.count == 16, self.bytes[0..<10].allSatisfy({ $0 == 0 }), self.bytes[10] == 0xFF,
+            self.bytes[11] == 0xFF
+        else { return self }
+        return IPAddress(bytes: Array(self.bytes[12...]))
+    }
+
+    /// The address in its one canonical spelling: IPv4 as dotted decimal, IPv6 as RFC 5952
+    /// (§4: lowercase, no leading zeros, the longest run of two or more zero groups as `::`,
+    /// the first on a tie; §5: an IPv4-mapped address ends in dotted decimal).
+    var canonicalText: String {
+        if self.isIPv4 { return self.bytes.map(String.init).joined(separator: ".") }
+        let groups = stride(from: 0, to: 16, by: 2).map { UInt16(self.bytes[$0]) << 8 | UInt16(self.bytes[$0 + 1]) }
+        if self.unmapped.isIPv4 { return "::ffff:" + self.unmapped.canonicalText }
+        var best = (start: -1, length: 1)  // a single zero group is not shortened (§4.2.2)
+        var index = 0
+        while index < groups.count {
+            guard groups[index] == 0 else {
+                index += 1
+                continue
+            }
+            var end = index
+            while end < groups.count, groups[end] == 0 { end += 1 }
+            if end - index > best.length { best = (index, end - index) }
+            index = end
+        }
+        let hex = groups.map { String($0, radix: 16) }
+        guard best.start >= 0 else { return hex.joined(separator: ":") }
+        let head = hex[..<best.start].joined(separator: ":")
+        let tail = hex[(best.start + best.length)...].joined(separator: ":")
+        return head + "::" + tail
+    }
+
     private static func parseIPv4(_ text: Substring) -> [UInt8]? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }

@@ -15,7 +15,8 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     public var allowsArbitraryLoads: Bool
     /// Allow plain HTTP to local hosts: `localhost`, unqualified names, `.local` names, and
     /// loopback, private and link-local addresses. A host written as a number in any form URL
-    /// parsers accept (`134744072`, `0x7f000001`) is judged by the address it denotes.
+    /// parsers accept (`134744072`, `0x7f000001`) is judged by the address it denotes. A name with
+    /// a trailing dot (`http://ai./`) is fully qualified, not unqualified, so it is not local.
     public var allowsLocalNetworking: Bool
     /// The oldest TLS version accepted. Default TLS 1.2.
     public var minimumTLSVersion: TLSVersion
@@ -68,8 +69,12 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     }
 
     /// Adds or replaces the exception for a domain.
+    ///
+    /// An IPv6 domain is kept in RFC 5952 form and an IPv4-mapped one as its IPv4 address, so
+    /// every spelling of an address names one exception; hosts are judged the same way. Pass an
+    /// IPv4 address in dotted decimal: the policy file refuses other spellings (`127.1`).
     public mutating func setException(_ exception: DomainException, for domain: String) {
-        self.exceptionDomains[HostName.normalise(domain)] = exception
+        self.exceptionDomains[HostName.canonical(domain)] = exception
     }
 
     /// What a connection to `url` must satisfy.
@@ -85,7 +90,9 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
         guard let rawHost = url.host, !rawHost.isEmpty else {
             throw ServerTrustError(.invalidURL, "the URL has no host")
         }
-        let host = HostName.normalise(rawHost)
+        // An address in any spelling (`127.1`, `0x7f.0.0.1`, `[::ffff:7f00:1]`) is judged, pinned
+        // and reached as its canonical text, so no spelling slips past a rule written for it.
+        let host = HostName.canonical(rawHost)
         let exception = self.exception(for: host)
 
         switch scheme {
@@ -95,7 +102,7 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
             // ATS: "Domains you specify in [NSExceptionDomains] aren't affected by" NSAllowsArbitraryLoads.
             let allowed =
                 (exception.map(\.allowsInsecureHTTPLoads) ?? self.allowsArbitraryLoads)
-                || (self.allowsLocalNetworking && Self.isLocal(host))
+                || (self.allowsLocalNetworking && Self.isLocal(host, fullyQualified: rawHost.hasSuffix(".")))
             guard allowed else {
                 throw ServerTrustError(
                     .insecureScheme,
@@ -144,13 +151,15 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
     }
 
     private func exceptionEntry(for host: String) -> (domain: String, exception: DomainException)? {
-        var current = HostName.normalise(host)
+        var current = HostName.canonical(host)
         var exact = true
+        // An address has no parent domain: `0.0.1` does not cover 10.0.0.1.
+        let isAddress = IPAddress(current) != nil
         while true {
             if let exception = self.exceptionDomains[current], exact || exception.includesSubdomains {
                 return (current, exception)
             }
-            guard let dot = current.firstIndex(of: ".") else { return nil }
+            guard !isAddress, let dot = current.firstIndex(of: ".") else { return nil }
             current = String(current[current.index(after: dot)...])
             exact = false
         }
@@ -195,7 +204,12 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
         return (exception.includesSubdomains ? "**." + domain : domain, pins)
     }
 
-    static func isLocal(_ host: String) -> Bool {
+    /// Whether plain HTTP to `host` is local networking, as ATS's `NSAllowsLocalNetworking`:
+    /// `localhost`, `.local` names, loopback, private and link-local addresses, and unqualified
+    /// names. A name written with a trailing dot (`ai.`) is fully qualified, a top-level domain,
+    /// not an unqualified name: `fullyQualified` says whether the URL's host had that dot, which
+    /// `host` (normalised) no longer shows.
+    static func isLocal(_ host: String, fullyQualified: Bool) -> Bool {
         // A host in a numeric form (`134744072`, `0x08080808`, `010.010.010.010`) is the
         // address it denotes, never an unqualified name: judged as that address.
         var address = IPAddress(host)
@@ -213,7 +227,8 @@ public struct TransportSecurityPolicy: Hashable, Sendable {
             let loopback = b == Array(repeating: 0, count: 15) + [1]
             return loopback || (b[0] & 0xFE) == 0xFC || (b[0] == 0xFE && (b[1] & 0xC0) == 0x80)
         }
-        return host == "localhost" || !host.contains(".") || host.hasSuffix(".local")
+        return host == "localhost" || (!fullyQualified && !host.isEmpty && !host.contains("."))
+            || host.hasSuffix(".local")
     }
 }
 
