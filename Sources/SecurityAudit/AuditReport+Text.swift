@@ -1,3 +1,5 @@
+import Foundation
+
 extension AuditReport {
     /// The report in compiler style, one finding per line followed by an indented fix:
     ///
@@ -9,7 +11,8 @@ extension AuditReport {
     /// ```
     ///
     /// Suppressed findings are only counted. Unreadable files are listed after the findings and counted
-    /// in the summary when there are any.
+    /// in the summary when there are any. Paths and messages come from the audited tree, so each line
+    /// goes through ``textLine(_:)``: a file name cannot start a line of its own or a CI command.
     public func text() -> String {
         var lines: [String] = []
         for finding in findings {
@@ -30,6 +33,38 @@ extension AuditReport {
             + "\(filesScanned) file\(filesScanned == 1 ? "" : "s") scanned"
         if !unreadableFiles.isEmpty { summary += ", \(unreadableFiles.count) unreadable" }
         lines.append(summary)
-        return lines.joined(separator: "\n") + "\n"
+        return lines.map(Self.textLine).joined(separator: "\n") + "\n"
+    }
+
+    /// `text` made safe to print as one line of a terminal or a CI log.
+    ///
+    /// - Control characters (C0, DEL, C1), the Unicode line and paragraph separators and the
+    ///   bidirectional overrides and isolates are written as `\u{…}`, so a file name cannot end the
+    ///   line, rewrite the terminal or reorder what the reader sees.
+    /// - A line that starts (after blanks) with `::` would be a GitHub Actions workflow command, and
+    ///   `##[` anywhere an old-style one: their first character is written as `\u{3A}` or `\u{23}`.
+    public static func textLine(_ text: String) -> String {
+        var line = ""
+        line.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+                line += Self.escaped(scalar)
+            default:
+                line.unicodeScalars.append(scalar)
+            }
+        }
+        let blanks = line.prefix { $0 == " " }
+        if line.dropFirst(blanks.count).hasPrefix("::") {
+            line = blanks + Self.escaped(":") + line.dropFirst(blanks.count + 1)
+        }
+        if line.contains("##[") {
+            line = line.replacingOccurrences(of: "##[", with: "#" + Self.escaped("#") + "[")
+        }
+        return line
+    }
+
+    private static func escaped(_ scalar: Unicode.Scalar) -> String {
+        "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
 }

@@ -101,6 +101,9 @@ struct LineTrackingJSONParser {
     private var index = 0
     private var line = 1
     private var lineStarts: [Int] = [0]
+    /// Open arrays and objects; at most ``PropertyListParser/maximumDepth``, as the parser
+    /// recurses once per level.
+    private var depth = 0
 
     init(bytes: [UInt8]) {
         self.bytes = bytes
@@ -145,69 +148,87 @@ struct LineTrackingJSONParser {
         guard index < bytes.count else { throw failure("unexpected end of input") }
         let startLine = line
         switch bytes[index] {
-        case UInt8(ascii: "{"):
-            index += 1
-            var entries: [PlistEntry] = []
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return PlistNode(value: .dictionary(entries), line: startLine)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth < PropertyListParser.maximumDepth else {
+                throw failure("arrays and objects \(PropertyListParser.tooDeep)")
             }
-            while true {
-                skipWhitespace()
-                let keyLine = line
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
-                let key = try parseString()
-                skipWhitespace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
-                index += 1
-                entries.append(PlistEntry(key: key, keyLine: keyLine, node: try parseValue()))
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated object") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "}") {
-                    index += 1
-                    return PlistNode(value: .dictionary(entries), line: startLine)
-                } else {
-                    throw failure("expected ',' or '}'")
-                }
-            }
-        case UInt8(ascii: "["):
-            index += 1
-            var items: [PlistNode] = []
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return PlistNode(value: .array(items), line: startLine)
-            }
-            while true {
-                items.append(try parseValue())
-                skipWhitespace()
-                guard index < bytes.count else { throw failure("unterminated array") }
-                if bytes[index] == UInt8(ascii: ",") {
-                    index += 1
-                } else if bytes[index] == UInt8(ascii: "]") {
-                    index += 1
-                    return PlistNode(value: .array(items), line: startLine)
-                } else {
-                    throw failure("expected ',' or ']'")
-                }
-            }
+            depth += 1
+            defer { depth -= 1 }
+            return bytes[index] == UInt8(ascii: "{") ? try parseObject(startLine) : try parseArray(startLine)
         case UInt8(ascii: "\""):
             return PlistNode(value: .string(try parseString()), line: startLine)
         default:
-            let start = index
-            while index < bytes.count, !",]} \t\r\n".utf8.contains(bytes[index]) { index += 1 }
-            let word = String(decoding: bytes[start..<index], as: UTF8.self)
-            switch word {
-            case "true": return PlistNode(value: .bool(true), line: startLine)
-            case "false": return PlistNode(value: .bool(false), line: startLine)
-            case "null": return PlistNode(value: .other, line: startLine)
-            default:
-                guard Double(word) != nil else { throw failure("unexpected '\(word.prefix(20))'") }
-                return PlistNode(value: .number(word), line: startLine)
+            return try parseScalar(startLine)
+        }
+    }
+
+    /// Parses an object starting at its `{`.
+    private mutating func parseObject(_ startLine: Int) throws(PropertyListParser.Failure) -> PlistNode {
+        index += 1
+        var entries: [PlistEntry] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return PlistNode(value: .dictionary(entries), line: startLine)
+        }
+        while true {
+            skipWhitespace()
+            let keyLine = line
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            index += 1
+            entries.append(PlistEntry(key: key, keyLine: keyLine, node: try parseValue()))
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unterminated object") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return PlistNode(value: .dictionary(entries), line: startLine)
+            } else {
+                throw failure("expected ',' or '}'")
             }
+        }
+    }
+
+    /// Parses an array starting at its `[`.
+    private mutating func parseArray(_ startLine: Int) throws(PropertyListParser.Failure) -> PlistNode {
+        index += 1
+        var items: [PlistNode] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return PlistNode(value: .array(items), line: startLine)
+        }
+        while true {
+            items.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unterminated array") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+            } else if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return PlistNode(value: .array(items), line: startLine)
+            } else {
+                throw failure("expected ',' or ']'")
+            }
+        }
+    }
+
+    /// Parses `true`, `false`, `null` or a number.
+    private mutating func parseScalar(_ startLine: Int) throws(PropertyListParser.Failure) -> PlistNode {
+        let start = index
+        while index < bytes.count, !",]} \t\r\n".utf8.contains(bytes[index]) { index += 1 }
+        let word = String(decoding: bytes[start..<index], as: UTF8.self)
+        switch word {
+        case "true": return PlistNode(value: .bool(true), line: startLine)
+        case "false": return PlistNode(value: .bool(false), line: startLine)
+        case "null": return PlistNode(value: .other, line: startLine)
+        default:
+            guard Double(word) != nil else { throw failure("unexpected '\(word.prefix(20))'") }
+            return PlistNode(value: .number(word), line: startLine)
         }
     }
 

@@ -52,13 +52,37 @@ struct PlistEntry: Sendable {
 
 /// Parses XML property lists with `XMLParser` (which reports line numbers) and binary ones with
 /// `PropertyListSerialization` (every line is 1).
+///
+/// The one depth rule of the audit's parsers (property lists and JSON policies) lives here:
+/// arrays and dictionaries nest at most ``maximumDepth`` levels. The XML builder counts the
+/// elements `XMLParser` reports (comments and CDATA are never elements), the JSON parser its own
+/// brackets, and a binary property list's object table is walked before CoreFoundation's
+/// recursive reader sees it.
 enum PropertyListParser {
     struct Failure: Error {
         let reason: String
     }
 
+    /// The most nested arrays and dictionaries (or JSON arrays and objects) a file may have;
+    /// ATS keys are four levels deep.
+    static let maximumDepth = 64
+    /// The most values a binary property list may expand to once its shared objects are
+    /// counted at every reference.
+    static let maximumValues = 1_000_000
+    /// The reason given for a file nested deeper than ``maximumDepth``.
+    static let tooDeep = "nested deeper than \(maximumDepth) levels"
+
     static func parse(_ data: Data) throws(Failure) -> PlistNode {
         if data.starts(with: Array("bplist".utf8)) {
+            do {
+                try BinaryPropertyListShape.check(
+                    Array(data),
+                    maximumDepth: Self.maximumDepth,
+                    maximumValues: Self.maximumValues
+                )
+            } catch {
+                throw Failure(reason: error.reason)
+            }
             do {
                 let object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
                 return convert(object)
@@ -142,10 +166,12 @@ private final class XMLPlistBuilder: NSObject, XMLParserDelegate {
         switch elementName {
         case "plist":
             sawPlist = true
-        case "dict":
-            stack.append(Container(isDictionary: true, line: parser.lineNumber))
-        case "array":
-            stack.append(Container(isDictionary: false, line: parser.lineNumber))
+        case "dict", "array":
+            guard stack.count < PropertyListParser.maximumDepth else {
+                fail("arrays and dictionaries \(PropertyListParser.tooDeep) at line \(elementLine)", parser)
+                return
+            }
+            stack.append(Container(isDictionary: elementName == "dict", line: parser.lineNumber))
         default:
             break
         }

@@ -20,7 +20,8 @@ import Darwin
 /// (other JSON files are neither audited nor counted). Directories named `.git`, `.build`, `.build-*`,
 /// `DerivedData`, `Pods`, `Carthage`, `node_modules`, `.swiftpm`, every hidden directory and the
 /// ``excludedPaths`` are skipped; symbolic links are not followed (so a linked directory cannot lead the walk
-/// out of the tree). Files are audited concurrently; the report is deterministic.
+/// out of the tree). A file larger than 8 MiB is not read: it is listed in ``AuditReport/unreadableFiles``.
+/// Files are audited concurrently; the report is deterministic.
 public struct SecurityAuditor: Sendable {
     /// Paths relative to the audited root (with `/` separators, e.g. `"Tests"` or `"App/Generated"`) whose
     /// files and subdirectories are not audited.
@@ -55,7 +56,10 @@ public struct SecurityAuditor: Sendable {
             files = FileWalker.candidates(in: url, excluding: Set(excludedPaths))
         } else {
             let name = url.lastPathComponent
-            files = FileKind(fileName: name).map { [SourceFile(url: url, relativePath: name, kind: $0)] } ?? []
+            files =
+                FileKind(fileName: name).map {
+                    [SourceFile(url: url, relativePath: name, kind: $0, isNamedByUser: true)]
+                } ?? []
         }
         return Self.audit(files)
     }
@@ -152,6 +156,9 @@ struct SourceFile: Sendable {
     let url: URL
     let relativePath: String
     let kind: FileKind
+    /// The single file given to ``SecurityAuditor/audit(path:)``: read through a symbolic link,
+    /// as the user named it; a file found in the tree never is.
+    var isNamedByUser = false
 }
 
 /// The outcome for one file.
@@ -244,10 +251,13 @@ enum FileWalker {
 enum FileAuditor {
     static func audit(_ file: SourceFile) -> FileResult {
         let data: Data
-        do {
-            data = try Data(contentsOf: file.url)
-        } catch {
-            return .unreadable(UnreadableFile(path: file.relativePath, reason: "cannot read file"))
+        switch SourceFileReader.read(file.url.path, followingLinks: file.isNamedByUser) {
+        case .contents(let contents):
+            data = contents
+        case .tooLarge:
+            return .unreadable(UnreadableFile(path: file.relativePath, reason: SourceFileReader.tooLargeReason))
+        case .unreadable(let reason):
+            return .unreadable(UnreadableFile(path: file.relativePath, reason: reason))
         }
         switch file.kind {
         case .swift:

@@ -79,7 +79,7 @@ struct Audit: ParsableCommand {
         do {
             report = try SecurityAuditor().audit(path: self.path)
         } catch {
-            print("securenet: \(self.path): \(error)", to: &standardError)
+            print(AuditReport.textLine("securenet: \(self.path): \(error)"), to: &standardError)
             throw ExitCode(1)
         }
         let format = self.json ? .json : self.format
@@ -95,10 +95,8 @@ struct Audit: ParsableCommand {
             )
         }
         if let output {
-            do {
-                try rendered.write(to: URL(fileURLWithPath: output))
-            } catch {
-                print("securenet: \(output): cannot be written", to: &standardError)
+            if let problem = Self.write(rendered, to: output) {
+                print("securenet: \(AuditReport.textLine(output)): \(problem)", to: &standardError)
                 throw ExitCode(1)
             }
         } else {
@@ -106,11 +104,52 @@ struct Audit: ParsableCommand {
             if rendered.last != 0x0A { FileHandle.standardOutput.write(Data("\n".utf8)) }
         }
         for file in report.unreadableFiles {
-            print("securenet: \(file.path): not audited: \(file.reason)", to: &standardError)
+            print(AuditReport.textLine("securenet: \(file.path): not audited: \(file.reason)"), to: &standardError)
         }
         if let threshold = self.failOn.severity, !report.findings(atOrAbove: threshold).isEmpty {
             throw ExitCode(2)
         }
         if !report.unreadableFiles.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Writes the report to `path`, or says why not.
+    ///
+    /// The audited tree may be someone else's, and `--output` often points into it: a symbolic
+    /// link planted there is refused rather than followed (`O_NOFOLLOW`), so is anything but a
+    /// regular file with one link (a FIFO would block, a hard link would redirect the write). A
+    /// new file is created with `O_CREAT | O_EXCL`, an existing one truncated only after that check.
+    static func write(_ data: Data, to path: String) -> String? {
+        let common = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        var fd = open(path, common | O_CREAT | O_EXCL, 0o644)
+        if fd < 0, errno == EEXIST {
+            fd = open(path, common)
+            if fd < 0 { return errno == ELOOP ? "refused: a symbolic link" : "cannot be written" }
+            var status = stat()
+            guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                close(fd)
+                return "refused: not a regular file"
+            }
+            guard status.st_nlink == 1 else {
+                close(fd)
+                return "refused: a file with more than one hard link"
+            }
+            guard ftruncate(fd, 0) == 0 else {
+                close(fd)
+                return "cannot be written"
+            }
+        }
+        guard fd >= 0 else { return errno == ELOOP ? "refused: a symbolic link" : "cannot be written" }
+        defer { close(fd) }
+        let written = data.withUnsafeBytes { raw -> Bool in
+            var offset = 0
+            while offset < raw.count {
+                let count = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        return written ? nil : "cannot be written"
     }
 }

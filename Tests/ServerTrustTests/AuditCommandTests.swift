@@ -126,4 +126,27 @@ struct AuditCommandTests {
         let usage = try await self.audit([directory.url.path, "--fail-on", "critical"])
         #expect(usage.status == 64)
     }
+
+    /// `--output` often points into the audited tree, which may be hostile: a symbolic link
+    /// planted there is refused, not followed, and the file it points to is left alone; an
+    /// existing regular file is replaced.
+    @Test func outputRefusesASymbolicLinkPlantedInTheTree() async throws {
+        let directory = try TemporaryDirectory()
+        let victim = try directory.write("victim.txt", Array("keep me\n".utf8))
+        let tree = directory.url.appendingPathComponent("tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
+        try Data(#"let u = "http://printer.example.com/status""#.utf8).write(to: tree.appendingPathComponent("A.swift"))
+        let link = tree.appendingPathComponent("report.txt").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
+
+        let refused = try await self.audit([tree.path, "--fail-on", "never", "--output", link])
+        #expect(refused.status == 1)
+        #expect(refused.error == "securenet: \(link): refused: a symbolic link\n")
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me\n")
+
+        let existing = try directory.write("report.txt", Array("old report\n".utf8))
+        let replaced = try await self.audit([tree.path, "--fail-on", "never", "--output", existing])
+        #expect(replaced.status == 0, "\(replaced.error)")
+        #expect(try String(contentsOfFile: existing, encoding: .utf8).hasPrefix("A.swift:1:9: medium: "))
+    }
 }
