@@ -26,7 +26,8 @@ public protocol SecureStore: Sendable {
     ///
     /// - Returns: the lock, or nil for a store that only one process uses (the default).
     /// - Throws: ``SecureStoreError/Code/lockTimeout`` when another process held it for longer
-    ///   than `timeout`. A process that dies holding it releases it (the system drops its locks).
+    ///   than `timeout`, or ``SecureStoreError/Code/cancelled`` as soon as the waiting task is
+    ///   cancelled. A process that dies holding it releases it (the system drops its locks).
     func lockAcrossProcesses(timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock?
 
     /// The bytes of an item that coordinates the processes sharing this store and holds no
@@ -87,10 +88,21 @@ public final class CrossProcessLock: Sendable {
     }
 
     /// Takes an exclusive `flock` on `fd`, trying without blocking every 5 ms until `timeout`
-    /// (no thread waits on another process); closes `fd` when it fails.
-    static func take(_ fd: Int32, timeout: Duration) async throws(SecureStoreError) -> CrossProcessLock {
+    /// (no thread waits on another process); closes `fd` when it fails. A cancelled task stops
+    /// waiting at once (`Task.sleep` returns at once then, so the loop would otherwise spin a
+    /// core until the timeout).
+    ///
+    /// - Parameter attempted: told the number of each `flock` try before it is made (for tests).
+    static func take(
+        _ fd: Int32,
+        timeout: Duration,
+        attempted: (@Sendable (Int) -> Void)? = nil
+    ) async throws(SecureStoreError) -> CrossProcessLock {
         let deadline = ContinuousClock.now.advanced(by: timeout)
+        var attempt = 0
         while true {
+            attempt += 1
+            attempted?(attempt)
             if POSIXFile.retryingInterrupts({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 {
                 return CrossProcessLock {
                     _ = flock(fd, LOCK_UN)
@@ -109,7 +121,12 @@ public final class CrossProcessLock: Sendable {
                     "another process held the store's session lock for longer than \(timeout)"
                 )
             }
-            try? await Task.sleep(for: .milliseconds(5))
+            do {
+                try await Task.sleep(for: .milliseconds(5))
+            } catch {
+                POSIXFile.close(fd)
+                throw SecureStoreError(.cancelled, "the wait for the store's session lock was cancelled")
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
         fileprivate enum Base: String, Hashable, Sendable {
             case invalidKey, tampered, wrongKey, corrupted, ioFailure, keyUnavailable
             case deviceLocked, authenticationFailed, authenticationCancelled, lockedOut
-            case encodingFailed, decodingFailed, unsupported, lockTimeout
+            case encodingFailed, decodingFailed, unsupported, lockTimeout, cancelled
         }
 
         fileprivate let base: Base
@@ -46,6 +46,9 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
         /// Another process held the store's cross-process lock for longer than the caller would
         /// wait (``SecureStore/lockAcrossProcesses(timeout:)``).
         public static let lockTimeout = Code(base: .lockTimeout)
+        /// The task waiting for the store's cross-process lock was cancelled; the lock was not
+        /// taken.
+        public static let cancelled = Code(base: .cancelled)
     }
 
     /// What went wrong, as a stable code.
