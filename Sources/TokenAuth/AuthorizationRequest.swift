@@ -4,7 +4,7 @@ import SecureCrypto
 
 /// A Proof Key for Code Exchange (RFC 7636) with the `S256` method, the only one this library
 /// sends (RFC 9700 §2.1.1: `plain` offers no protection against a stolen authorization code).
-public struct PKCE: Sendable, Hashable, CustomStringConvertible {
+public struct PKCE: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// `code_verifier`: 43 to 128 characters of `[A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"`
     /// (RFC 7636 §4.1). Sent only to the token endpoint; never logged or described.
     public let verifier: String
@@ -35,7 +35,10 @@ public struct PKCE: Sendable, Hashable, CustomStringConvertible {
     public static let method = "S256"
 
     /// The method; the verifier is redacted.
-    public var description: String { "PKCE(S256, verifier redacted)" }
+    public var description: String { "PKCE(S256, verifier <redacted>)" }
+
+    /// The same as ``description``.
+    public var debugDescription: String { self.description }
 
     static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
@@ -62,7 +65,7 @@ public struct PKCE: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Each request has its own `state` (32 random bytes) and PKCE verifier, and a `nonce` when the
 /// scopes include `openid`. Keep the request until its redirect arrives; use it once.
-public struct AuthorizationRequest: Sendable, CustomStringConvertible {
+public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The authorization server's authorization endpoint.
     public let authorizationEndpoint: URL
     /// `client_id`.
@@ -78,9 +81,57 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     public let nonce: String?
     /// The PKCE verifier and challenge.
     public let pkce: PKCE
+    /// The authorization server the request is sent to, when the app knows it: its redirect's
+    /// `iss` (RFC 9207) is checked against it. Nil: `iss` is not checked.
+    public let issuer: Issuer?
+
+    /// The authorization server's issuer identifier (RFC 8414 `issuer`) and whether it says it
+    /// sends `iss` in its authorization responses (RFC 9207 §3,
+    /// `authorization_response_iss_parameter_supported`).
+    ///
+    /// A redirect whose `iss` differs from ``identifier`` is refused (a mix-up attack: another
+    /// server's response sent to this request's redirect URI). A redirect without `iss` is
+    /// accepted from a server that does not say it sends one (most do not yet), and refused from
+    /// one that does (RFC 9207 §2.4): there the missing `iss` can only mean a response that did
+    /// not come from it.
+    public struct Issuer: Sendable, Hashable {
+        /// The issuer identifier: an `https` URL without query or fragment, compared with `iss`
+        /// character for character (RFC 9207 §2.4, RFC 3986 §6.2.1).
+        public var identifier: String
+        /// Whether the server's metadata has `authorization_response_iss_parameter_supported:
+        /// true`: then every redirect must carry `iss`.
+        public var sendsIssuerInResponses: Bool
+
+        /// An issuer.
+        public init(_ identifier: String, sendsIssuerInResponses: Bool = false) {
+            self.identifier = identifier
+            self.sendsIssuerInResponses = sendsIssuerInResponses
+        }
+    }
+
+    /// A request with a fresh `state`, PKCE verifier and (for `openid`) `nonce`, whose redirect's
+    /// `iss` is not checked (RFC 9207 needs the issuer: see ``init(authorizationEndpoint:clientID:redirectURI:scopes:issuer:)``).
+    public init(authorizationEndpoint: URL, clientID: String, redirectURI: URL, scopes: [String] = []) {
+        self.init(
+            authorizationEndpoint: authorizationEndpoint,
+            clientID: clientID,
+            redirectURI: redirectURI,
+            scopes: scopes,
+            issuer: nil
+        )
+    }
 
     /// A request with a fresh `state`, PKCE verifier and (for `openid`) `nonce`.
-    public init(authorizationEndpoint: URL, clientID: String, redirectURI: URL, scopes: [String] = []) {
+    ///
+    /// - Parameter issuer: the authorization server, when known: the redirect's `iss` is checked
+    ///   against it (RFC 9207).
+    public init(
+        authorizationEndpoint: URL,
+        clientID: String,
+        redirectURI: URL,
+        scopes: [String] = [],
+        issuer: Issuer?
+    ) {
         self.init(
             authorizationEndpoint: authorizationEndpoint,
             clientID: clientID,
@@ -88,7 +139,8 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
             scopes: scopes,
             state: Base64URL.encode(PKCE.randomBytes(32)),
             nonce: scopes.contains("openid") ? Base64URL.encode(PKCE.randomBytes(32)) : nil,
-            pkce: PKCE()
+            pkce: PKCE(),
+            issuer: issuer
         )
     }
 
@@ -102,6 +154,29 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         nonce: String?,
         pkce: PKCE
     ) {
+        self.init(
+            authorizationEndpoint: authorizationEndpoint,
+            clientID: clientID,
+            redirectURI: redirectURI,
+            scopes: scopes,
+            state: state,
+            nonce: nonce,
+            pkce: pkce,
+            issuer: nil
+        )
+    }
+
+    /// A request with given values and an issuer (for tests and known-answer vectors).
+    public init(
+        authorizationEndpoint: URL,
+        clientID: String,
+        redirectURI: URL,
+        scopes: [String],
+        state: String,
+        nonce: String?,
+        pkce: PKCE,
+        issuer: Issuer?
+    ) {
         self.authorizationEndpoint = authorizationEndpoint
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -109,6 +184,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         self.state = state
         self.nonce = nonce
         self.pkce = pkce
+        self.issuer = issuer
     }
 
     /// The URL to open: the endpoint with `response_type=code`, `client_id`, `redirect_uri`,
@@ -139,10 +215,12 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
     }
 
     /// Reads the redirect that answers this request (RFC 6749 §4.1.2): its `state` must be this
-    /// request's (compared in constant time), then either a `code` or an error (§4.1.2.1).
+    /// request's (compared in constant time), its `iss` the request's ``issuer`` (RFC 9207, see
+    /// ``Issuer``), then either a `code` or an error (§4.1.2.1).
     ///
     /// - Throws: ``TokenAuthError/Code/invalidAuthorizationResponse`` for a redirect to another
-    ///   URI, without `state`, with another `state`, or without `code`;
+    ///   URI, without `state`, with another `state`, with an `iss` that is not the ``issuer``'s
+    ///   (or without one from an issuer that sends it), or without `code`;
     ///   ``TokenAuthError/Code/authorizationRejected`` with ``TokenAuthError/oauthError`` for an
     ///   error redirect whose `state` matches (`access_denied`, `invalid_request`, …).
     public func response(from redirect: URL) throws(TokenAuthError) -> AuthorizationResponse {
@@ -157,6 +235,22 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
         }
         guard ConstantTime.equals(Array(state.utf8), Array(self.state.utf8)) else {
             throw TokenAuthError(.invalidAuthorizationResponse, "the redirect's state is not this request's")
+        }
+        // RFC 9207 §2.4: checked before the response is used, error responses included.
+        if let issuer = self.issuer {
+            if let iss = fields["iss"] {
+                guard iss == issuer.identifier else {
+                    throw TokenAuthError(
+                        .invalidAuthorizationResponse,
+                        "the redirect's issuer (iss) is not this request's authorization server"
+                    )
+                }
+            } else if issuer.sendsIssuerInResponses {
+                throw TokenAuthError(
+                    .invalidAuthorizationResponse,
+                    "the redirect has no issuer (iss), which this authorization server always sends (RFC 9207)"
+                )
+            }
         }
         if let error = fields["error"] {
             let description = fields["error_description"].map { ": \($0.prefix(200))" } ?? ""
@@ -206,17 +300,61 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible {
 
     /// The endpoint, client and redirect URI; state, nonce and verifier are redacted.
     public var description: String {
-        "AuthorizationRequest(\(self.authorizationEndpoint.absoluteString), client \(self.clientID), redirect \(self.redirectURI.absoluteString), state and verifier redacted)"
+        "AuthorizationRequest(\(self.authorizationEndpoint.absoluteString), client \(self.clientID), redirect \(self.redirectURI.absoluteString), state, nonce and verifier <redacted>)"
     }
+
+    /// The same as ``description``.
+    public var debugDescription: String { self.description }
 }
 
 /// The `code` of a successful authorization redirect, to exchange once at the token endpoint.
-public struct AuthorizationResponse: Sendable, CustomStringConvertible {
+public struct AuthorizationResponse: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The authorization code: short-lived and single-use.
     public let code: String
 
     /// Redacted.
-    public var description: String { "AuthorizationResponse(code redacted)" }
+    public var description: String { "AuthorizationResponse(code <redacted>)" }
+
+    /// The same as ``description``.
+    public var debugDescription: String { self.description }
+}
+
+// A code and its verifier are a grant: `dump()`, debuggers and `Mirror` would otherwise walk
+// the stored properties and show them.
+
+extension PKCE: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the method, the verifier redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["method": Self.method, "verifier": "<redacted>"], displayStyle: .struct)
+    }
+}
+
+extension AuthorizationRequest: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: endpoint, client, redirect URI and scopes;
+    /// `state`, `nonce` and the PKCE verifier redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "authorizationEndpoint": self.authorizationEndpoint,
+                "clientID": self.clientID,
+                "redirectURI": self.redirectURI,
+                "scopes": self.scopes,
+                "issuer": self.issuer.map(\.identifier) as Any,
+                "state": "<redacted>",
+                "nonce": self.nonce == nil ? "nil" : "<redacted>",
+                "pkce": self.pkce,
+            ],
+            displayStyle: .struct
+        )
+    }
+}
+
+extension AuthorizationResponse: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the code redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["code": "<redacted>"], displayStyle: .struct)
+    }
 }
 
 extension OAuthTokenEndpoint {

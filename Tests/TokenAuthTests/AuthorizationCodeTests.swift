@@ -328,8 +328,9 @@ struct LoopbackRedirectReceiverTests {
             // A browser asks for its icon first: 404, and the receiver keeps waiting.
             let port = try #require(receiver.redirectURI.port)
             #expect(try await Self.browserGet(URL(string: "http://127.0.0.1:\(port)/favicon.ico")!) == 404)
+            // The browser may be redirected before the app waits: its GET is kept and judged then.
             #expect(try await Self.browserGet(location) == 200)
-            let redirected = try await receiver.redirect(within: .seconds(30))
+            let redirected = try await receiver.redirect(for: request, within: .seconds(30))
             #expect(redirected == location)
             let tokens = try await flow.endpoint.exchange(try request.response(from: redirected), for: request)
             #expect(try await flow.profileStatus(tokens.accessToken) == 200)
@@ -343,13 +344,63 @@ struct LoopbackRedirectReceiverTests {
         let receiver = try await LoopbackRedirectReceiver.start(path: "cb")
         #expect(receiver.redirectURI.path == "/cb")
         #expect(receiver.isListening)
+        let request = AuthorizationRequest(
+            authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
+            clientID: "cli",
+            redirectURI: receiver.redirectURI
+        )
         do throws(TokenAuthError) {
-            _ = try await receiver.redirect(within: .milliseconds(50))
+            _ = try await receiver.redirect(for: request, within: .milliseconds(50))
             Issue.record("a redirect arrived")
         } catch {
             #expect(error.code == .invalidAuthorizationResponse)
         }
         #expect(receiver.isListening == false)
         await receiver.close()
+    }
+
+    /// Any local process can send a GET to the callback path: only the request's own `state`
+    /// ends the wait; another `state`, or none, is answered 400 and the receiver keeps waiting.
+    @Test func aRedirectWithAnotherStateIsRefusedAndTheWaitGoesOn() async throws {
+        let receiver = try await LoopbackRedirectReceiver.start()
+        let request = AuthorizationRequest(
+            authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
+            clientID: "cli",
+            redirectURI: receiver.redirectURI
+        )
+        let waiting = Task { try await receiver.redirect(for: request, within: .seconds(60)) }
+        let callback = receiver.redirectURI.absoluteString
+        #expect(try await Self.browserGet(URL(string: callback + "?code=forged&state=guessed")!) == 400)
+        #expect(try await Self.browserGet(URL(string: callback + "?code=forged")!) == 400)
+        #expect(try await Self.browserGet(URL(string: callback + "?error=access_denied")!) == 400)
+        #expect(receiver.isListening)
+        let right = URL(string: callback + "?code=good&state=\(request.state)")!
+        #expect(try await Self.browserGet(right) == 200)
+        #expect(try await waiting.value == right)
+        #expect(try request.response(from: try await waiting.value).code == "good")
+        #expect(receiver.isListening == false)
+    }
+
+    /// A receiver that goes away closes its listening socket (it is not left open for the
+    /// process's lifetime).
+    @Test func aDroppedReceiverStopsListening() async throws {
+        var receiver: LoopbackRedirectReceiver? = try await LoopbackRedirectReceiver.start()
+        let closed = try #require(receiver?.listenerClosed)
+        #expect(receiver?.isListening == true)
+        receiver = nil
+        // Bounded, so that a receiver that never closes fails the test instead of hanging it.
+        let closedInTime = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await closed.get()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return false
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        #expect(closedInTime)
     }
 }
