@@ -236,6 +236,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
+            // Real certificate chains (PEM) and their manifest, read at run time from the source tree.
+            exclude: ["Fixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(
