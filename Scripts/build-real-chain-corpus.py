@@ -30,6 +30,7 @@ import argparse
 import datetime as dt
 import hashlib
 import html
+import ipaddress
 import json
 import re
 import subprocess
@@ -102,6 +103,27 @@ SOURCES = [
         "host": "0xttfx.github.io",
         "intermediates": [("wbond/certvalidator", "tests/fixtures/digicert-tls-rsa-sha256-2020-ca1.crt")],
     },
+    # webpki's integration tests: chains real public servers presented (leaf and intermediate; not
+    # tests/sanofi, a private PKI), and
+    # Amazon Trust Services' demo sites, whose leaves are chained here to the issuing intermediate
+    # among the test's intermediates (found by signature).
+    {
+        "kind": "issued-files",
+        "repository": "rustls/webpki",
+        "commit": None,
+        "chains": [
+            {"leaf": "tests/netflix/ee.der", "pool": ["tests/netflix/inter.der"]},
+            {
+                "leaf": "tests/cloudflare_dns/ee.der",
+                "pool": ["tests/cloudflare_dns/inter.der"],
+                "hosts": ["cloudflare-dns.com", "one.one.one.one", "1.1.1.1", "2606:4700:4700::1111"],
+            },
+        ]
+        + [
+            {"leaf": f"tests/amazon/valid.rootca{n}.demo.amazontrust.com.cer", "pool": "tests/amazon/"}
+            for n in range(1, 5)
+        ],
+    },
     {
         "kind": "files",
         "repository": "wbond/certvalidator",
@@ -157,6 +179,15 @@ def dns_names(cert: x509.Certificate) -> list[str]:
     except x509.ExtensionNotFound:
         return []
     return [name.lower() for name in ext.value.get_values_for_type(x509.DNSName)]
+
+
+def ip_named(cert: x509.Certificate, host: str) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+        ext = cert.extensions.get_extension_for_oid(ExtensionOID.SUBJECT_ALTERNATIVE_NAME)
+    except (ValueError, x509.ExtensionNotFound):
+        return False
+    return address in ext.value.get_values_for_type(x509.IPAddress)
 
 
 def covers(pattern: str, host: str) -> bool:
@@ -229,9 +260,11 @@ class Corpus:
         self.out = out
         self.entries: list[dict] = []
         self.seen: set[str] = set()
+        self.first_host: dict[str, str] = {}
         self.private_suffixes = load_private_suffixes()
 
-    def add(self, chain: list[x509.Certificate], host: str, source: dict, note: str) -> None:
+    def add(self, chain: list[x509.Certificate], host: str, source: dict, note: str, again: bool = False) -> None:
+        """Adds a chain for a host; with again, one more host for a chain just added (the same file)."""
         if len(chain) < 2:
             print(f"skipped {host} from {source['repository']}@{source['commit'][:12]}: a leaf without intermediates")
             return
@@ -241,17 +274,19 @@ class Corpus:
             return
         der = [c.public_bytes(serialization.Encoding.DER) for c in chain]
         digest = hashlib.sha256(b"".join(der)).hexdigest()
-        if digest in self.seen:
+        if digest in self.seen and not again:
             return
         self.seen.add(digest)
         leaf = chain[0]
         time, time_note = validation_time(chain)
+        file = f"{slug(self.first_host.get(digest, host))}-{leaf.not_valid_before_utc:%Y%m%d}-{digest[:8]}.pem"
+        self.first_host.setdefault(digest, host)
         ident = f"{slug(host)}-{leaf.not_valid_before_utc:%Y%m%d}-{digest[:8]}"
         pem = "".join(c.public_bytes(serialization.Encoding.PEM).decode() for c in chain)
-        (self.out / f"{ident}.pem").write_text(pem)
+        (self.out / file).write_text(pem)
         names = dns_names(leaf)
         base = {
-            "file": f"{ident}.pem",
+            "file": file,
             "validationTime": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "validationTimeUnix": int(time.timestamp()),
             "certificates": len(chain),
@@ -259,7 +294,7 @@ class Corpus:
             "leafIssuer": leaf.issuer.rfc4514_string(),
             "source": source,
         }
-        if not any(covers(n, host) for n in names):
+        if not any(covers(n, host) for n in names) and not ip_named(leaf, host):
             note += f"; the leaf's SANs do not name {host}"
         self.entries.append({"id": ident, "host": host, **base, "note": note + time_note})
         for name in names:
@@ -425,6 +460,36 @@ def transcript(corpus: Corpus, repo: Repo, spec: dict) -> None:
     )
 
 
+def issued_files(corpus: Corpus, repo: Repo, spec: dict) -> None:
+    commit = spec["commit"] or repo.head()
+    for item in spec["chains"]:
+        pool_paths = item["pool"]
+        if isinstance(pool_paths, str):
+            listing = repo.git("ls-tree", "--name-only", commit, pool_paths).decode().split()
+            pool_paths = [p for p in listing if p.endswith((".cer", ".der", ".crt")) and p != item["leaf"]]
+        pool = []
+        for path in pool_paths:
+            try:
+                pool += load(repo.show(commit, path))
+            except ValueError:
+                continue
+        chain = load(repo.show(commit, item["leaf"]))
+        while True:
+            issuer = next((c for c in pool if c not in chain and issues(c, chain[-1])), None)
+            if issuer is None or issuer.subject == issuer.issuer:
+                break  # no issuer among the files, or a root: the server does not send it
+            chain.append(issuer)
+        hosts = item.get("hosts") or [host_for(chain[0])]
+        for index, host in enumerate(hosts):
+            corpus.add(
+                chain,
+                host,
+                {"repository": repo.repository, "path": item["leaf"], "commit": commit},
+                f"webpki integration test: {item['leaf']} and its issuing intermediates from the test's files",
+                again=index > 0,
+            )
+
+
 def files(corpus: Corpus, repo: Repo, spec: dict) -> None:
     commit = spec.get("commit") or repo.head()
     chain = []
@@ -454,6 +519,7 @@ def main() -> None:
         "jdk-ca-interop": jdk_ca_interop,
         "go-verify-test": go_verify_test,
         "transcript": transcript,
+        "issued-files": issued_files,
         "files": files,
     }
     for spec in SOURCES:
