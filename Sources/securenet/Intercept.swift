@@ -26,22 +26,28 @@ struct Intercept: AsyncParsableCommand {
 
             Examples:
               securenet intercept
-              securenet intercept --port 0 --ca-directory /tmp/intercept --json
+              securenet intercept --port 0 --ca-directory ~/.securenet/intercept-ci --json
               securenet intercept --upstream-ca securenet-dev/ca.pem --max-connections 2
 
             Text lines: `held  HOST:PORT  REASON`, `intercepted  HOST:PORT  REQUEST-LINE → STATUS`, or \
             `tunneled  HOST:PORT` for a --pass-through host. \
             With --json, one JSON object per line (host, port, outcome, reason, request, status, \
-            upstreamError). The listening address and the CA files go to standard error. Exit \
-            status: 0 stopped (Ctrl-C, or --max-connections reached), 1 it could not start (the \
-            port is taken, the CA folder cannot be read or written), 64 a usage error.
+            upstreamError). The listening address and the CA files go to standard error. \
+            The CA folder must be yours and private (mode 0700, the key 0600): keep it in your \
+            home folder, never in a shared one such as /tmp, where another user could plant or \
+            read the key. Exit status: 0 stopped (Ctrl-C, or --max-connections reached), 1 it \
+            could not start (the port is taken, the CA folder cannot be read or written, or it \
+            or the key is not private), 64 a usage error.
             """
     )
 
     @Option(help: "The port on 127.0.0.1 (0 picks a free one).")
     var port: Int = 8888
 
-    @Option(help: "The folder of the proxy's CA: reused when it holds one, else created there.")
+    @Option(
+        help:
+            "The folder of the proxy's CA (private to you, in your home folder): reused when it holds one, else created there with mode 0700."
+    )
     var caDirectory: String = Intercept.defaultCADirectory
 
     @Option(help: "Trust only the certificates of this PEM file for the upstream servers instead of the system roots.")

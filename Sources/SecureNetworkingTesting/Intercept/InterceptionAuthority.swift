@@ -89,7 +89,14 @@ public struct InterceptionAuthority: Sendable {
 
     /// The CA in `directory` if one was written there, else a new one written there.
     ///
+    /// Whoever can write the folder or read the key can intercept every device that trusts the
+    /// CA, so the folder must be a directory owned by this user with no access for group or
+    /// others (0700), and the key a regular file (not a symbolic link) owned by this user with
+    /// mode 0600 or stricter, as ``write(to:)`` creates them.
+    ///
     /// - Returns: the CA, and whether it was created now.
+    /// - Throws: `ServerTrustError` `unreadableFile` naming the folder or key that is not
+    ///   private, or as ``init(certificatePEM:privateKeyPEM:)`` and ``write(to:)``.
     public static func loadOrCreate(
         in directory: URL,
         now: Date = Date()
@@ -99,9 +106,12 @@ public struct InterceptionAuthority: Sendable {
         let certificateURL = directory.appendingPathComponent(File.certificatePEM)
         let keyURL = directory.appendingPathComponent(File.privateKeyPEM)
         if FileManager.default.fileExists(atPath: certificateURL.path) {
+            try PrivateFile.checkDirectory(directory.path)
+            let key = try PrivateFile.readKey(keyURL.path)
+            let certificate = try PrivateFile.read(certificateURL.path, what: "the intercept CA certificate")
             let authority = try InterceptionAuthority(
-                certificatePEM: String(decoding: try Data(contentsOf: certificateURL), as: UTF8.self),
-                privateKeyPEM: String(decoding: try Data(contentsOf: keyURL), as: UTF8.self)
+                certificatePEM: String(decoding: certificate, as: UTF8.self),
+                privateKeyPEM: String(decoding: key, as: UTF8.self)
             )
             return (authority, false)
         }
@@ -119,25 +129,25 @@ public struct InterceptionAuthority: Sendable {
 
     /// Writes the certificate (PEM and DER), the key (mode 0600) and the install instructions
     /// to `directory` (created with mode 0700 if missing).
+    ///
+    /// The folder must then be private (see ``loadOrCreate(in:now:)``). The key file is created
+    /// with `O_CREAT | O_EXCL` and mode 0600, so it is never readable by others, not even for a
+    /// moment, and an existing file or a symbolic link planted in its place is refused rather
+    /// than written through; the public files are never written through a symbolic link either.
+    /// - Throws: `ServerTrustError` `unreadableFile` when the folder is not private or a file
+    ///   cannot be created.
     public func write(to directory: URL) throws {
-        let manager = FileManager.default
-        try manager.createDirectory(
-            at: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
+        try PrivateFile.createDirectory(directory.path)
+        try PrivateFile.checkDirectory(directory.path)
         let keyPEM = try self.privateKey.serializeAsPEM().pemString
-        let files: [(String, Data, Int)] = [
+        let files: [(String, Data, mode_t)] = [
             (File.privateKeyPEM, Data(keyPEM.utf8), 0o600),
             (File.certificatePEM, Data(self.pem.utf8), 0o644),
             (File.certificateDER, Data(self.derBytes), 0o644),
             (File.instructions, Data(self.instructions(directory: directory).utf8), 0o644),
         ]
         for (name, contents, mode) in files {
-            let path = directory.appendingPathComponent(name).path
-            guard manager.createFile(atPath: path, contents: contents, attributes: [.posixPermissions: mode]) else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-            }
+            try PrivateFile.create(directory.appendingPathComponent(name).path, contents, mode: mode)
         }
     }
 
