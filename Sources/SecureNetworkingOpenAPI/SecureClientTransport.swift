@@ -65,6 +65,8 @@ public struct SecureClientTransport: ClientTransport {
             data = nil
         }
         let answer = try await self.transport.send(outgoing, body: data)
+        // TokenMiddleware judges a 401 by it: after a cross-origin redirect the token was not sent.
+        ExchangeRecord.current?.note(redirectedAcrossOrigins: answer.redirectedAcrossOrigins)
         return (answer.response, answer.body.isEmpty ? nil : HTTPBody(answer.body))
     }
 

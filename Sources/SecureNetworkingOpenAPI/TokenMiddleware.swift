@@ -9,6 +9,11 @@ public import TokenAuth
 /// token ends the session (the call fails with `TokenAuthError.Code.signedOut` inside the
 /// generated client's `ClientError`).
 ///
+/// A 401 judges the token only where the token was sent: with ``SecureClientTransport`` under
+/// it, the middleware learns whether a redirect led the request to another origin (which never
+/// saw the token), and such a 401 refreshes nothing and is not retried. Over another
+/// `ClientTransport` it cannot tell, and every 401 is taken as the token's.
+///
 /// A request is retried with its body, so a body that can be read only once is collected first
 /// (up to ``maximumRequestBodySize``). Operations listed in `unauthenticated` (a sign-in, say)
 /// are sent without a token. DPoP-bound sessions need a proof per request, which this middleware
@@ -56,9 +61,16 @@ public struct TokenMiddleware: ClientMiddleware {
                 tokenType: "Bearer",
                 accessToken: token
             )
-            let (response, responseBody) = try await next(attempt, replayable, baseURL)
+            let exchange = ExchangeRecord()
+            let (response, responseBody) = try await ExchangeRecord.$current.withValue(exchange) {
+                try await next(attempt, replayable, baseURL)
+            }
             guard response.status == .unauthorized,
-                let retry = try await rule.token(after401To: token, tokens: self.tokens)
+                let retry = try await rule.token(
+                    after401To: token,
+                    redirectedAcrossOrigins: exchange.redirectedAcrossOrigins,
+                    tokens: self.tokens
+                )
             else {
                 return (response, responseBody)
             }
@@ -70,5 +82,26 @@ public struct TokenMiddleware: ClientMiddleware {
     private func replayable(_ body: HTTPBody?) async throws -> HTTPBody? {
         guard let body, body.iterationBehavior == .single else { return body }
         return HTTPBody(try await Data(collecting: body, upTo: self.maximumRequestBodySize))
+    }
+}
+
+/// What ``SecureClientTransport`` saw of one exchange that ``TokenMiddleware`` sent: whether a
+/// redirect led it to another origin. The generated client gives the middleware only the
+/// response's head, so the record travels as a task-local value from the middleware down to
+/// the transport.
+final class ExchangeRecord: Sendable {
+    /// The record of the exchange under way in this task, if a middleware asked for one.
+    @TaskLocal static var current: ExchangeRecord?
+
+    // SAFETY: `crossed` is read and written only under `lock`.
+    private nonisolated(unsafe) var crossed = false
+    private let lock = NSLock()
+
+    /// Whether the last response came from another origin than the request was sent to.
+    var redirectedAcrossOrigins: Bool { self.lock.withLock { self.crossed } }
+
+    /// Records the transport's answer.
+    func note(redirectedAcrossOrigins: Bool) {
+        self.lock.withLock { self.crossed = redirectedAcrossOrigins }
     }
 }

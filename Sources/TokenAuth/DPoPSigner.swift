@@ -128,6 +128,12 @@ public final class DPoPSigner: Sendable, CustomStringConvertible {
     /// error="use_dpop_nonce"`) that supplies a nonce, so one retry with it may succeed.
     public static func isNonceChallenge(_ response: HTTPResponse, body: Data) -> Bool {
         guard let nonce = response.headerFields[Self.nonceHeaderName], Self.isValidNonce(nonce) else { return false }
+        return Self.asksForNonce(response, body: body)
+    }
+
+    /// Whether `response` is a `use_dpop_nonce` error (a token endpoint's 400 or a resource
+    /// server's 401), whether or not it supplies a valid nonce.
+    static func asksForNonce(_ response: HTTPResponse, body: Data) -> Bool {
         switch response.status.code {
         case 401:
             return response.headerFields[values: .wwwAuthenticate].contains { value in
@@ -171,5 +177,17 @@ public final class DPoPSigner: Sendable, CustomStringConvertible {
             (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
             ?? Data("{}".utf8)
         return Base64URL.encode(Array(data))
+    }
+}
+
+extension DPoPSigner: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the key's thumbprint and how many origins it
+    /// holds nonces for; never a nonce.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["jkt": self.key.thumbprint, "nonces": self.nonces.withLock { $0.count }],
+            displayStyle: .class
+        )
     }
 }

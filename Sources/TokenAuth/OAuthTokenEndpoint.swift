@@ -68,8 +68,8 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     /// RFC 7009 §2.1 requires.
     public let revocationURL: URL?
     /// The DPoP signer (RFC 9449), when the tokens are to be bound to its key: every token
-    /// request carries a proof (§5), a `use_dpop_nonce` challenge is answered once with the
-    /// nonce the endpoint supplied (§8), and a token response must say `token_type: DPoP` (a
+    /// request carries a proof (§5), a `use_dpop_nonce` challenge is answered with the nonce the
+    /// endpoint supplied, up to ``DPoPNonceRetry/maximumRetries`` times (§8), and a token response must say `token_type: DPoP` (a
     /// `Bearer` token, which anyone holding it could use, is refused with
     /// ``TokenAuthError/Code/invalidResponse``).
     public let dpop: DPoPSigner?
@@ -169,8 +169,8 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     }
 
     /// POSTs `fields` with the client's authentication, on the token endpoint's lane (no
-    /// redirects followed, no cache); with `dpop`, with a proof, and once more with the nonce a
-    /// `use_dpop_nonce` answer supplied (RFC 9449 §8).
+    /// redirects followed, no cache); with `dpop`, with a proof, and again with the nonce each
+    /// `use_dpop_nonce` answer supplied, as ``DPoPNonceRetry`` says (RFC 9449 §8).
     private func post(
         _ parameters: [(String, String)],
         to url: URL,
@@ -201,7 +201,7 @@ public struct OAuthTokenEndpoint: TokenRefresher {
             body = Data(FormEncoding.encode(fields).utf8)
         }
 
-        var answeredNonceChallenge = false
+        var nonces = DPoPNonceRetry()
         while true {
             if let dpop {
                 request.headerFields[DPoPSigner.headerName] = try dpop.proof(for: request)
@@ -214,10 +214,7 @@ public struct OAuthTokenEndpoint: TokenRefresher {
             }
             guard let dpop else { return response }
             dpop.noteNonce(in: response.response, to: request)
-            guard !answeredNonceChallenge, DPoPSigner.isNonceChallenge(response.response, body: response.body) else {
-                return response
-            }
-            answeredNonceChallenge = true
+            guard try nonces.shouldRetry(after: response.response, body: response.body) else { return response }
         }
     }
 

@@ -14,6 +14,7 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
             case signedOut, invalidGrant, invalidClient, authorizationRejected
             case transportFailure, serverError, invalidResponse, refreshLoop, storageFailure
             case invalidAuthorizationResponse, authorizationCancelled, proofOfPossessionFailed
+            case dpopNonceRejected
         }
 
         fileprivate let base: Base
@@ -54,6 +55,11 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         /// without an absolute URI), or the token endpoint refused the proof
         /// (`invalid_dpop_proof`, §5). Not terminal: the tokens are kept.
         public static let proofOfPossessionFailed = Code(base: .proofOfPossessionFailed)
+        /// The server kept answering `use_dpop_nonce` (RFC 9449 §8, §9): it refused the proofs
+        /// made with the nonces it supplied more than ``DPoPNonceRetry/maximumRetries`` times for
+        /// one request, or asked for a nonce without supplying a valid one. A nonce problem, not
+        /// a token problem: the tokens are kept and were not refreshed.
+        public static let dpopNonceRejected = Code(base: .dpopNonceRejected)
     }
 
     /// What went wrong, as a stable code.

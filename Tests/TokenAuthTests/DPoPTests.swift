@@ -10,7 +10,7 @@ import Testing
 @testable import TokenAuth
 
 /// DPoP (RFC 9449): the proofs' shape, the key's storage, and tokens bound to a key at the
-/// reference server: refused without the key, a proof used once, nonce challenges answered once.
+/// reference server: refused without the key, a proof used once, nonce challenges answered with their nonce.
 @Suite("DPoP")
 struct DPoPTests {
     static let user = ReferenceAuthServer.User(email: "ada@example.com", password: "correct horse", displayName: "Ada")
@@ -296,9 +296,10 @@ struct DPoPTests {
         }
     }
 
-    /// §8: the token endpoint's `use_dpop_nonce` is answered once with the nonce it supplied;
-    /// later requests carry it unasked; a server that never accepts one gets one retry only.
-    @Test func aNonceChallengeIsAnsweredOnce() async throws {
+    /// §8: the token endpoint's `use_dpop_nonce` is answered with the nonce it supplied; later
+    /// requests carry it unasked; a server that never accepts one gets
+    /// `DPoPNonceRetry.maximumRetries` retries, then a typed error that names the nonce problem.
+    @Test func aNonceChallengeIsAnsweredWithItsNonce() async throws {
         try await withWorld({ $0.requiresDPoPNonce = true }) { world in
             let signer = DPoPSigner(key: DPoPKey())
             let tokens = try await world.signIn(signer)
@@ -320,11 +321,11 @@ struct DPoPTests {
             $0.dpopNonceLifetime = .zero  // every nonce is dead on arrival
         }) { world in
             let endpoint = world.endpoint(DPoPSigner(key: DPoPKey()))
-            await #expect(throws: TokenAuthError(.proofOfPossessionFailed, "")) {
+            await #expect(throws: TokenAuthError(.dpopNonceRejected, "")) {
                 try await endpoint.refresh(using: "anything")
             }
-            #expect(world.server.statistics.tokenEndpointCalls == 2)
-            #expect(world.server.statistics.dpopNonceChallenges == 2)
+            #expect(world.server.statistics.tokenEndpointCalls == 1 + DPoPNonceRetry.maximumRetries)
+            #expect(world.server.statistics.dpopNonceChallenges == 1 + DPoPNonceRetry.maximumRetries)
         }
     }
 

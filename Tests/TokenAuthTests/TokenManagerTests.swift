@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import SecureHTTP
 import SecureStorage
 import Testing
@@ -312,7 +313,37 @@ struct TokenManagerTests {
         let client = OAuthTokenEndpoint.ClientAuthentication.basic(id: "app", secret: "SECRET-CLIENT")
         let identity = ClientIdentity.pem(certificateChain: "cert", privateKey: "SECRET-KEY")
         let p12 = ClientIdentity.pkcs12([1, 2, 3], passphrase: "SECRET-PASS")
-        for subject in [value, response, client, identity, p12] as [Any] {
+        // A code and its verifier are a grant; state and nonce bind the redirect to the request.
+        let verifier = "SECRET-VERIFIER-" + String(repeating: "v", count: 40)
+        let pkce = try! PKCE(verifier: verifier)
+        let authorization = AuthorizationRequest(
+            authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
+            clientID: "app",
+            redirectURI: URL(string: "com.example.app:/callback")!,
+            scopes: ["openid"],
+            state: "SECRET-STATE",
+            nonce: "SECRET-NONCE",
+            pkce: pkce
+        )
+        let code = try! authorization.response(
+            from: URL(string: "com.example.app:/callback?code=SECRET-CODE&state=SECRET-STATE")!
+        )
+        let passphrase = EncryptedFileStore.KeySource.passphrase("SECRET-PASSPHRASE")
+        let endpoint = OAuthTokenEndpoint(
+            url: URL(string: "https://auth.example.com/token")!,
+            transport: NoTransport(),
+            client: .post(id: "app", secret: "SECRET-CLIENT")
+        )
+        let subjects: [Any] = [
+            value, response, client, identity, p12, pkce, authorization, code, endpoint,
+        ]
+        // The key source describes its kind and cost, not the passphrase, and says nothing of it.
+        var source = ""
+        dump(passphrase, to: &source)
+        #expect(!source.contains("SECRET") && !String(reflecting: passphrase).contains("SECRET"), "\(source)")
+        for subject in subjects {
+            #expect(!String(describing: subject).contains("SECRET"), "\(subject)")
+            #expect(!String(reflecting: subject).contains("SECRET"), "\(String(reflecting: subject))")
             var dumped = ""
             dump(subject, to: &dumped)
             #expect(!dumped.contains("SECRET"), "\(dumped)")
@@ -323,6 +354,34 @@ struct TokenManagerTests {
         var dumped = ""
         dump(value, to: &dumped)
         #expect(dumped.contains("Bearer"))  // The token type is still shown.
+    }
+
+    @Test func aSessionInUseDumpsNoSecret() async throws {
+        let manager = self.manager(ScriptedRefresher([]))
+        try await manager.signIn(bundle(access: "SECRET-A", refresh: "SECRET-R", clock: self.clock))
+        #expect(try await manager.validAccessToken() == "SECRET-A")
+        let signer = DPoPSigner(key: DPoPKey())
+        var head = HTTPResponse(status: .unauthorized)
+        head.headerFields[DPoPSigner.nonceHeaderName] = "SECRET-NONCE"
+        signer.noteNonce(in: head, from: URL(string: "https://api.example.com/")!)
+        for subject in [manager, signer, self.store] as [Any] {
+            var dumped = ""
+            dump(subject, to: &dumped)
+            #expect(!dumped.contains("SECRET"), "\(dumped)")
+            #expect(!String(describing: subject).contains("SECRET"))
+            #expect(!String(reflecting: subject).contains("SECRET"))
+        }
+    }
+}
+
+/// A transport that is never called (for values that only hold one).
+struct NoTransport: HTTPTransport {
+    func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        throw SecureHTTPError(.invalidRequest, "no transport in this test")
     }
 }
 

@@ -219,7 +219,8 @@ extension SecureAPIClient {
         ///   - dpop: a signer to bind the tokens to its key (RFC 9449): the token endpoint gets a
         ///     proof with every grant and must answer `token_type: DPoP`; API requests carry
         ///     `Authorization: DPoP <token>` and a proof of their own; `use_dpop_nonce`
-        ///     challenges are answered once. Default nil (bearer tokens). See the README's
+        ///     challenges are answered with the newest nonce, at most three times per request
+        ///     and never by a refresh (`DPoPNonceRetry`). Default nil (bearer tokens). See the README's
         ///     "Bearer or DPoP".
         ///   - now: the token manager's clock.
         public static func oauth(

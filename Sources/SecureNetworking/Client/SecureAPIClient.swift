@@ -183,7 +183,7 @@ public final class SecureAPIClient: Sendable {
         }
         var attempt = 1
         var unauthorized = UnauthorizedRetry()
-        var answeredNonceChallenge = false
+        var nonces = DPoPNonceRetry()
         while true {
             if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
             var head = try await self.adapted(prepared, token: token, type: tokenType)
@@ -218,14 +218,24 @@ public final class SecureAPIClient: Sendable {
                     if response.response.headerFields[DPoPSigner.nonceHeaderName] != nil {
                         dpop.noteNonce(in: response.response, from: response.url)
                     }
-                    // RFC 9449 §8, §9: the server wants a nonce in the proof; answered once,
-                    // with the nonce it just supplied, and without touching the token.
-                    if !answeredNonceChallenge, !response.redirectedAcrossOrigins,
-                        DPoPSigner.isNonceChallenge(response.response, body: response.body)
-                    {
-                        answeredNonceChallenge = true
-                        attempt += 1
-                        continue
+                    // RFC 9449 §8, §9: the server wants a nonce in the proof; answered with the
+                    // nonce it just supplied, a bounded number of times, and never by a refresh.
+                    if !response.redirectedAcrossOrigins {
+                        let again: Bool
+                        do {
+                            again = try nonces.shouldRetry(after: response.response, body: response.body)
+                        } catch {
+                            throw APIError(
+                                .authenticationFailed,
+                                "the server kept refusing the DPoP proof's nonce (\(error.code)); the tokens were kept",
+                                status: Int(status),
+                                authenticationError: error
+                            )
+                        }
+                        if again {
+                            attempt += 1
+                            continue
+                        }
                     }
                 }
                 if (200...299).contains(status) {
@@ -238,12 +248,16 @@ public final class SecureAPIClient: Sendable {
                     )
                 }
                 // A 401 judges the token only if it reached the origin that answered: after a
-                // redirect to another origin the token was not sent.
-                if status == 401, let binding, let tokens = self.tokens, !response.redirectedAcrossOrigins {
+                // redirect to another origin the token was not sent (UnauthorizedRetry's rule).
+                if status == 401, let binding, let tokens = self.tokens {
                     let sent = binding.sent ?? binding.fallback.token
                     let next: String?
                     do {
-                        next = try await unauthorized.token(after401To: sent, tokens: tokens)
+                        next = try await unauthorized.token(
+                            after401To: sent,
+                            redirectedAcrossOrigins: response.redirectedAcrossOrigins,
+                            tokens: tokens
+                        )
                     } catch {
                         self.logger.debug("token refresh after 401 failed: \(error.code)")
                         throw APIError.authentication(error)

@@ -84,6 +84,15 @@ public final class ReferenceAuthServer: Sendable {
         self.state.calls(to: path)
     }
 
+    /// Makes the server behave as one that rotates its DPoP nonce with every answer (nodes
+    /// behind a load balancer that share no nonces): the next `count` proofs that carry a live
+    /// nonce are still answered `use_dpop_nonce`, each with a fresh nonce (RFC 9449 §8, §9),
+    /// at the token endpoint and the API alike. Needs
+    /// ``Configuration/requiresDPoPNonce``.
+    public func rotateDPoPNonce(onTheNext count: Int) {
+        self.state.refuseLiveDPoPNonces(count)
+    }
+
     /// Revokes every refresh-token family: every access and refresh token issued so far stops
     /// working. New sign-ins work as before.
     public func revokeAllTokens() {

@@ -60,6 +60,8 @@ final class ReferenceServerState: Sendable {
         var dpopJTIs: [String: Date] = [:]
         /// DPoP nonces issued, until they expire.
         var dpopNonces: [String: Date] = [:]
+        /// How many more proofs with a live nonce are answered `use_dpop_nonce` anyway.
+        var dpopNonceRefusalsLeft = 0
     }
 
     /// An authorization code and what it was issued for.
@@ -262,8 +264,23 @@ final class ReferenceServerState: Sendable {
         return nonce
     }
 
+    /// Whether `nonce` is live; a live one counts against the refusals
+    /// ``refuseLiveDPoPNonces(_:)`` asked for, and is refused while any are left.
     func isLiveDPoPNonce(_ nonce: String, now: Date) -> Bool {
-        self.storage.withLockedValue { storage in (storage.dpopNonces[nonce] ?? .distantPast) > now }
+        self.storage.withLockedValue { storage in
+            guard (storage.dpopNonces[nonce] ?? .distantPast) > now else { return false }
+            guard storage.dpopNonceRefusalsLeft == 0 else {
+                storage.dpopNonceRefusalsLeft -= 1
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Refuses the next `count` proofs that carry a live nonce, as a server that rotates its
+    /// nonce with every answer would.
+    func refuseLiveDPoPNonces(_ count: Int) {
+        self.storage.withLockedValue { $0.dpopNonceRefusalsLeft = max(0, count) }
     }
 
     /// Spends a refresh token. A second use of the same token revokes its whole family, unless
