@@ -144,17 +144,21 @@ struct NameConstraintConformanceTests {
         #expect(decision.failure?.message.contains("invalid constraint") == true)
     }
 
-    @Test func leadingPeriodMeansStrictlyBelowTheDomain() async throws {
-        let constraints = NameConstraints(permittedDNSDomains: [".example.com"])
-        #expect(
-            try await evaluate(chain(constraints: constraints, names: ["www.example.com"]), host: "www.example.com")
-                .isTrusted
-        )
-        #expect(
-            try await evaluate(chain(constraints: constraints, names: ["example.com"]), host: "example.com").failure?
-                .code
-                == .nameConstraintViolation
-        )
+    /// A leading period has a meaning in URI and e-mail constraints only (RFC 5280 §4.2.1.10);
+    /// a DNS constraint spelled `.example.com` is malformed, as x509-limbo's
+    /// `rfc5280::nc::invalid-dnsname-leading-period` expects, and refuses the chain whether it
+    /// permits or excludes, and whatever the names below it.
+    @Test(arguments: [true, false])
+    func aDNSConstraintWithALeadingPeriodIsMalformed(permitted: Bool) async throws {
+        let constraints =
+            permitted
+            ? NameConstraints(permittedDNSDomains: [".example.com"])
+            : NameConstraints(excludedDNSDomains: [".example.com"])
+        for name in ["www.example.com", "example.com"] {
+            let failure = try await evaluate(chain(constraints: constraints, names: [name]), host: name).failure
+            #expect(failure?.code == .nameConstraintViolation, "\(name)")
+            #expect(failure?.message.contains("a leading period is not allowed") == true, "\(name)")
+        }
     }
 
     @Test(arguments: [true, false])

@@ -82,19 +82,79 @@ struct TrustMatrixTests {
         let empty = await ServerTrust().evaluate(presentedChain: [], requirements: requirements, now: Fixtures.now)
         #expect(empty.failure?.code == .emptyChain)
         let valid = try pki.validChain()
-        let long = Array(repeating: valid.derChain[1], count: 11)
+        // 64 presented certificates are considered (a server may send every cross-sign it has);
+        // 65 are refused before any is parsed.
+        let long = Array(repeating: valid.derChain[1], count: 64)
         let overlong = await ServerTrust().evaluate(
             presentedChain: [valid.derChain[0]] + long,
             requirements: requirements,
             now: Fixtures.now
         )
         #expect(overlong.failure?.code == .chainTooLong)
+        #expect(overlong.failure?.message.contains("presented 65 certificates; at most 64") == true)
+        let longest = await ServerTrust().evaluate(
+            presentedChain: [valid.derChain[0]] + long.dropFirst(),
+            requirements: requirements,
+            now: Fixtures.now
+        )
+        #expect(longest.isTrusted, "\(longest.failure?.description ?? "")")
         let garbage = await ServerTrust().evaluate(
             presentedChain: [[0x30, 0x00]],
             requirements: requirements,
             now: Fixtures.now
         )
         #expect(garbage.failure?.code == .malformedCertificate)
+    }
+
+    /// Layers of CA certificates with the same name and key, each verifying every certificate
+    /// below it: the path builder's search grows as the product of the layers (4⁵ = 1,024
+    /// partial paths here, every one failing at the end). The issuer-lookup bound ends it with
+    /// `validationBudgetExceeded`; without the bound every path would be tried and the refusal
+    /// would be the host name. A good path in the same graph is found first.
+    @Test func layersOfSameNameCAsExhaustTheIssuerLookupBound() async throws {
+        var issuers: [TestPKI.Identity] = [pki.root]
+        var presented: [TestPKI.Identity] = []
+        for level in 0..<5 {
+            let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+            var copies: [TestPKI.Identity] = []
+            for copy in 0..<4 {
+                var options = TestPKI.CAOptions(name: "Layer \(level)")
+                options.key = .existing(key)
+                options.serialNumberBytes = [UInt8(level + 1), UInt8(copy + 1)]
+                copies.append(try pki.makeCA(options, issuer: issuers[copy % issuers.count]))
+            }
+            presented = copies + presented
+            issuers = copies
+        }
+        #expect(presented.count == 20)
+        let forAnotherHost = try pki.leaf {
+            $0.issuer = .custom(issuers[0], presenting: presented)
+            $0.dnsNames = ["other.example"]
+            $0.ipAddresses = []
+        }
+        let requirements = ConnectionRequirements(host: "localhost", trustAnchors: pki.trustAnchors)
+        let refused = await ServerTrust().evaluate(
+            presentedChain: forAnotherHost.derChain,
+            requirements: requirements,
+            now: Fixtures.now
+        )
+        #expect(refused.failure?.code == .validationBudgetExceeded, "\(refused.failure?.description ?? "trusted")")
+        #expect(refused.failure?.message.contains("256 issuer lookups") == true)
+        // With room for the whole search, every path is tried and each fails on the host name.
+        let unbounded = await ServerTrust(configuration: .init(maximumIssuerLookups: 10_000)).evaluate(
+            presentedChain: forAnotherHost.derChain,
+            requirements: requirements,
+            now: Fixtures.now
+        )
+        #expect(unbounded.failure?.code == .hostnameMismatch)
+        // The same graph with a leaf for the host: the first path reaches the root.
+        let good = try pki.leaf { $0.issuer = .custom(issuers[0], presenting: presented) }
+        let trusted = await ServerTrust().evaluate(
+            presentedChain: good.derChain,
+            requirements: requirements,
+            now: Fixtures.now
+        )
+        #expect(trusted.isTrusted, "\(trusted.failure?.description ?? "")")
     }
 
     @Test func theSystemRootsDoNotTrustTheTestRoot() async throws {

@@ -21,6 +21,7 @@ struct HostileTrustInput {
         "name constraints over the budget (5,000 subtrees × 2,001 names)",
         "branching paths (3 levels × 3 same-name CAs, 9 intermediates, all failing)",
         "ten certificates, eight intermediates",
+        "64 certificates: 15 layers × 4 same-name CAs and a leaf, all paths failing (the issuer-lookup bound)",
     ]
 
     static func all(now: Date) throws -> [HostileTrustInput] {
@@ -113,6 +114,37 @@ struct HostileTrustInput {
                 chain: long.derChain + [pki.root.derBytes],
                 requirements: requirements("localhost"),
                 accepted: true
+            )
+        )
+
+        // The most certificates a server may present, in layers that make the path builder's
+        // search exponential (4¹⁵ partial paths): the issuer-lookup bound ends it.
+        var layerIssuers: [TestPKI.Identity] = [pki.root]
+        var layers: [TestPKI.Identity] = []
+        for level in 0..<15 {
+            let key = Certificate.PrivateKey(P256.Signing.PrivateKey())
+            var copies: [TestPKI.Identity] = []
+            for copy in 0..<4 {
+                var options = TestPKI.CAOptions(name: "Layer \(level)")
+                options.key = .existing(key)
+                options.serialNumberBytes = [UInt8(level + 1), UInt8(copy + 1)]
+                copies.append(try pki.makeCA(options, issuer: layerIssuers[copy % layerIssuers.count]))
+            }
+            layers = copies + layers
+            layerIssuers = copies
+        }
+        let layered = try pki.leaf {
+            $0.issuer = .custom(layerIssuers[0], presenting: layers)
+            $0.dnsNames = ["other.example"]
+            $0.ipAddresses = []
+            $0.commonName = "other.example"
+        }
+        inputs.append(
+            .init(
+                name: Self.names[4],
+                chain: layered.derChain,
+                requirements: requirements("localhost"),
+                accepted: false
             )
         )
         return inputs

@@ -17,7 +17,10 @@ public import X509
 public struct ServerTrust: Sendable {
     /// Limits that keep one evaluation cheap whatever the server sends.
     public struct Configuration: Hashable, Sendable {
-        /// The most certificates a server may present. Default 10.
+        /// The most certificates a server may present. Default 64: enough for servers that send
+        /// every cross-sign they have (bettertls's path-building cases present 36), while path
+        /// building stays bounded by ``maximumCandidatesPerIssuerName`` and the time budget, and
+        /// x509-limbo's 101-certificate pathological chains are refused before parsing.
         public var maximumChainLength: Int
         /// How many presented certificates with the same subject are considered as issuers. Default 4.
         public var maximumCandidatesPerIssuerName: Int
@@ -27,20 +30,27 @@ public struct ServerTrust: Sendable {
         public var maximumNameConstraintChecks: Int
         /// The public suffixes under which wildcards are refused.
         public var publicSuffixes: PublicSuffixList
+        /// How many times path building may look up the presented issuers of a partial path
+        /// (each lookup checks at most ``maximumCandidatesPerIssuerName`` signatures). Default
+        /// 256: a hostile server's layers of same-name certificates cannot make the search
+        /// exponential, and bettertls's hardest path-building cases need far fewer.
+        public var maximumIssuerLookups: Int
 
         /// Creates a configuration; the defaults suit TLS handshakes.
         public init(
-            maximumChainLength: Int = 10,
+            maximumChainLength: Int = 64,
             maximumCandidatesPerIssuerName: Int = 4,
             validationTimeBudget: Duration = .seconds(2),
             maximumNameConstraintChecks: Int = ValidationBudgetPolicy.defaultMaximumNameConstraintChecks,
-            publicSuffixes: PublicSuffixList = .builtIn
+            publicSuffixes: PublicSuffixList = .builtIn,
+            maximumIssuerLookups: Int = 256
         ) {
             self.maximumChainLength = maximumChainLength
             self.maximumCandidatesPerIssuerName = maximumCandidatesPerIssuerName
             self.validationTimeBudget = validationTimeBudget
             self.maximumNameConstraintChecks = maximumNameConstraintChecks
             self.publicSuffixes = publicSuffixes
+            self.maximumIssuerLookups = maximumIssuerLookups
         }
     }
 
@@ -142,10 +152,11 @@ public struct ServerTrust: Sendable {
         }
 
         var verifier = Verifier(rootCertificates: requirements.trustAnchors.store) { policy }
-        let result = await verifier.validate(
-            leaf: leaf,
-            intermediates: CertificateStore(self.candidateIntermediates(presentedCertificates.dropFirst()))
+        let intermediates = BoundedIntermediateStore(
+            self.candidateIntermediates(presentedCertificates.dropFirst()),
+            maximumLookups: self.configuration.maximumIssuerLookups
         )
+        let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(custom: intermediates))
 
         switch result {
         case .validCertificate(let validated):
@@ -153,6 +164,15 @@ public struct ServerTrust: Sendable {
             return self.checkValidated(path, requirements: requirements, now: now, deliveredSCTs: deliveredSCTs)
                 .adding(EvaluationPolicy.warnings(path, anchors: requirements.trustAnchors))
         case .couldNotValidate:
+            if intermediates.isExhausted {
+                return self.rejection(
+                    ServerTrustError(
+                        .validationBudgetExceeded,
+                        "path building gave up after \(intermediates.maximumLookups) issuer lookups among the \(presentedCertificates.count) certificates presented"
+                    ),
+                    requirements
+                )
+            }
             var failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
             // The missing intermediate may be the presented certificate that could not be read.
             if policy.recorder.first == nil, failure.code == .missingIntermediate, let unusableExtra {

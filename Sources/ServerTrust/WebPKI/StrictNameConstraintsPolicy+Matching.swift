@@ -298,7 +298,16 @@ enum NameMatching {
     /// Why a constraint is malformed, or nil.
     static func constraintProblem(_ constraint: GeneralName) -> String? {
         switch constraint {
-        case .dnsName(let text), .uniformResourceIdentifier(let text):
+        case .dnsName(let text):
+            // RFC 5280 §4.2.1.10 gives a leading period a meaning in URI and e-mail constraints
+            // only; OpenSSL reads `.example.com` as "strictly below", others as malformed, so a
+            // DNS constraint spelled that way is refused rather than guessed at (x509-limbo's
+            // rfc5280::nc::invalid-dnsname-leading-period).
+            if text.hasPrefix(".") {
+                return "\(self.text(constraint)) is not a domain (a leading period is not allowed in a DNS constraint)"
+            }
+            return DomainSubtree(text) == nil ? "\(self.text(constraint)) is not a domain" : nil
+        case .uniformResourceIdentifier(let text):
             return DomainSubtree(text) == nil ? "\(self.text(constraint)) is not a domain" : nil
         case .rfc822Name(let text):
             if text.isEmpty { return nil }
