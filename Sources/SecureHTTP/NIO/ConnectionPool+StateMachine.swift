@@ -77,8 +77,11 @@ struct ConnectionPoolStateMachine<
         var mayMultiplex = false
 
         var open: Int { self.idle.count + self.leased.count + self.connecting }
+        /// Nothing open and nobody waiting: the entry is forgotten, protocol memory included (a
+        /// key seen once must not hold state for ever; a later request learns the protocol
+        /// again from its first connection).
         var isEmpty: Bool {
-            self.open == 0 && self.waiters.isEmpty && self.multiplexed.isEmpty && self.known == .unknown
+            self.open == 0 && self.waiters.isEmpty && self.multiplexed.isEmpty
         }
         var liveMultiplexed: Int { self.multiplexed.count(where: { !$0.state.draining }) }
 
@@ -297,6 +300,9 @@ struct ConnectionPoolStateMachine<
         }
         return (close, fail)
     }
+
+    /// The keys with state: each has a connection open, being opened, or a request waiting.
+    var keyCount: Int { self.entries.count }
 
     /// How many connections are open, leased and being opened for `key`, and how many wait.
     func counts(_ key: Key) -> (idle: Int, leased: Int, connecting: Int, waiting: Int) {

@@ -67,11 +67,19 @@ final class ConnectionPool: Sendable {
 
     private typealias Machine = ConnectionPoolStateMachine<Key, PooledConnection.ID, Int>
 
+    /// The most TLS contexts kept (distinct TLS shapes; a policy rarely has more than a few).
+    static let maximumTLSContexts = 8
+
     private struct State: Sendable {
         var machine: Machine
         var connections: [PooledConnection.ID: PooledConnection] = [:]
         var waiters: [Int: Waiter] = [:]
-        var sslContexts: [ConnectionRequirements: NIOSSLContext] = [:]
+        /// One context per TLS shape, not per host: origins with the same floor, suites and ALPN
+        /// share it, and the least recently used is dropped past a few shapes (connections keep
+        /// the context they were made with).
+        var sslContexts = LeastRecentlyUsedCache<TLSSetup.ContextShape, NIOSSLContext>(
+            capacity: ConnectionPool.maximumTLSContexts
+        )
         var nextID = 0
 
         mutating func makeID() -> Int {
@@ -142,6 +150,12 @@ final class ConnectionPool: Sendable {
     /// Requests registered as waiting for a connection (for tests that must know a request has
     /// queued before they act on it).
     var waitingRequests: Int { self.state.withLockedValue { $0.waiters.count } }
+
+    /// The TLS contexts kept, and the keys the pool holds state for (for tests that its
+    /// bookkeeping stays bounded).
+    var footprint: (tlsContexts: Int, keys: Int, connections: Int) {
+        self.state.withLockedValue { ($0.sslContexts.count, $0.machine.keyCount, $0.connections.count) }
+    }
 
     /// The event loops of the pooled connections (for tests of the loop affinity).
     var connectionEventLoops: [any EventLoop] { self.state.withLockedValue { $0.connections.values.map(\.eventLoop) } }
@@ -536,17 +550,15 @@ final class ConnectionPool: Sendable {
 
     private func sslContext(for requirements: ConnectionRequirements) throws(SecureHTTPError) -> NIOSSLContext? {
         guard requirements.usesTLS else { return nil }
-        if let context = self.state.withLockedValue({ $0.sslContexts[requirements] }) { return context }
+        let shape = TLSSetup.ContextShape(
+            requirements,
+            offersHTTP2: TLSSetup.offersHTTP2(requirements, versions: self.configuration.httpVersions)
+        )
+        if let context = self.state.withLockedValue({ $0.sslContexts.value(for: shape) }) { return context }
         do {
-            let context = try NIOSSLContext(
-                configuration: TLSSetup.configuration(
-                    for: requirements,
-                    identity: self.identity,
-                    offersHTTP2: TLSSetup.offersHTTP2(requirements, versions: self.configuration.httpVersions)
-                )
-            )
+            let context = try NIOSSLContext(configuration: TLSSetup.configuration(for: shape, identity: self.identity))
             // Two first connections may both build one; either serves.
-            self.state.withLockedValue { $0.sslContexts[requirements] = context }
+            self.state.withLockedValue { $0.sslContexts.set(context, for: shape) }
             return context
         } catch {
             if self.identity != nil {

@@ -111,15 +111,41 @@ enum TLSSetup {
         identity: LoadedClientIdentity?,
         offersHTTP2: Bool = false
     ) -> TLSConfiguration {
+        Self.configuration(for: ContextShape(requirements, offersHTTP2: offersHTTP2), identity: identity)
+    }
+
+    /// What of a connection's requirements shapes its `NIOSSLContext`: the TLS floor and
+    /// ceiling, the cipher suites and the ALPN offer. The host, port, pins, anchors and CT are
+    /// not in it: the context loads no roots and checks no name (ServerTrust does, per
+    /// connection, in the verification callback), and the client identity is the pool's, the
+    /// same for every connection. So every origin with the same shape shares one context.
+    struct ContextShape: Hashable, Sendable {
+        let minimumTLSVersion: NIOSSL.TLSVersion
+        /// Nil: the newest version BoringSSL speaks (the policy sets no ceiling).
+        let maximumTLSVersion: NIOSSL.TLSVersion?
+        let cipherSuites: [NIOTLSCipher]
+        let applicationProtocols: [String]
+
+        init(_ requirements: ConnectionRequirements, offersHTTP2: Bool) {
+            self.minimumTLSVersion = TLSSetup.nioVersion(wireValue: requirements.minimumTLSVersion.wireValue)
+            self.maximumTLSVersion = nil
+            self.cipherSuites = TLSSetup.cipherSuites(for: requirements)
+            // RFC 9113 §3.2: `h2` first when HTTP/2 is wanted; the server's choice decides.
+            self.applicationProtocols = offersHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
+        }
+    }
+
+    /// The NIOSSL client configuration for a context shape and the pool's client identity.
+    static func configuration(for shape: ContextShape, identity: LoadedClientIdentity?) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = Self.nioVersion(wireValue: requirements.minimumTLSVersion.wireValue)
-        tls.cipherSuiteValues = Self.cipherSuites(for: requirements)
+        tls.minimumTLSVersion = shape.minimumTLSVersion
+        tls.maximumTLSVersion = shape.maximumTLSVersion
+        tls.cipherSuiteValues = shape.cipherSuites
         // SECURITY: not a relaxation. The host name is checked by ServerTrust in the callback
         // (see above); this only drops NIOSSL's duplicate check.
         tls.certificateVerification = .noHostnameVerification
         tls.trustRoots = .certificates([])
-        // RFC 9113 §3.2: `h2` first when HTTP/2 is wanted; the server's choice decides.
-        tls.applicationProtocols = offersHTTP2 ? ["h2", "http/1.1"] : ["http/1.1"]
+        tls.applicationProtocols = shape.applicationProtocols
         // RFC 9113 §9.2.1: no renegotiation on HTTP/2 (and none on HTTP/1.1 either).
         tls.renegotiationSupport = .none
         if let identity {
