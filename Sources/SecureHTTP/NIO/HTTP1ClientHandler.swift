@@ -179,7 +179,11 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
                 return  // interim response; the final one follows
             }
             exchange.onHead?()
-            let length = head.headers.first(name: "content-length").flatMap(Int.init)
+            let length = ResponseBodyRule.announcedLength(
+                method: exchange.request.method.rawValue,
+                status: Int(head.status.code),
+                contentLength: head.headers.first(name: "content-length")
+            )
             if let length, length > exchange.maximumBodySize {
                 self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
                 return

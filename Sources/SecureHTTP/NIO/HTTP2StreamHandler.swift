@@ -178,7 +178,11 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
                 return
             }
             self.onHead?()
-            let length = frame.headers.first(name: "content-length").flatMap(Int.init)
+            let length = ResponseBodyRule.announcedLength(
+                method: self.headers.first(name: ":method") ?? "",
+                status: status,
+                contentLength: frame.headers.first(name: "content-length")
+            )
             if let length, length > self.maximumBodySize {
                 self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
                 return
