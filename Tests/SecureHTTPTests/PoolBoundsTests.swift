@@ -78,7 +78,7 @@ struct PoolBoundsTests {
         #expect(TLSSetup.ContextShape(ats, offersHTTP2: false) != TLSSetup.ContextShape(a, offersHTTP2: false))
     }
 
-    /// Twenty origins (twenty servers on their own ports, two host names each) with the same
+    /// Twenty origins (ten servers on their own ports, each as localhost and 127.0.0.1) with the same
     /// TLS shape: one TLS context, and once their connections close, no key left in the pool.
     @Test func requestsToManyOriginsLeaveBoundedPoolState() async throws {
         let servers = try await withThrowingTaskGroup(of: LoopbackHTTPServer.self) { group in

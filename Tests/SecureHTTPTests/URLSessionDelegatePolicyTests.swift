@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import NIOConcurrencyHelpers
 import SecureNetworkingTesting
 import ServerTrust
 import Testing
@@ -419,9 +422,59 @@ struct URLSessionDelegatePolicyTests {
         #expect(failure?.code == (testCase.refused ? .serverTrustFailure : nil))
     }
 
-    @Test(arguments: [300, 301, 302, 303, 307, 308])
-    func redirectsGoBackToTheDriver(status: Int) {
-        #expect(Self.policy().followsRedirect(status: status) == false)
+    /// URLSession around the delegate's answer, as a model: when `followsRedirect` says yes,
+    /// URLSession follows the 3xx itself and the task completes with the target's response; when
+    /// no, the 3xx completes the task and goes back to the request driver. The driver then
+    /// applies its rules: an https→http redirect is refused before its target is asked, and a
+    /// same-origin one is followed as a second hop that the driver prepared.
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func redirectsGoBackToTheDriver(status: Int) async throws {
+        let policy = Self.policy()
+        let driver = RequestDriver(
+            configuration: HTTPTransportConfiguration(
+                policy: TransportSecurityPolicy(trustAnchors: Self.pki.trustAnchors),
+                redirects: .follow(maximum: 5)
+            )
+        )
+        let asked = NIOLockedValueBox<[String]>([])
+        let session: @Sendable (PreparedHop) async throws(SecureHTTPError) -> (HTTPResponse, Data) = { hop in
+            asked.withLockedValue { $0.append(hop.url.absoluteString) }
+            guard hop.request.path?.hasPrefix("/start") == true else { return (HTTPResponse(status: .ok), Data()) }
+            let location =
+                hop.request.path == "/start-insecure"
+                ? "http://api.example.com/insecure" : "https://api.example.com/next"
+            if policy.followsRedirect(status: status) {
+                // URLSession's own redirect: no rule of the driver sees it.
+                asked.withLockedValue { $0.append(location) }
+                return (HTTPResponse(status: .ok), Data())
+            }
+            var redirect = HTTPResponse(status: .init(code: status))
+            redirect.headerFields[.location] = location
+            return (redirect, Data())
+        }
+
+        do {
+            let response = try await driver.send(
+                HTTPRequest(url: URL(string: "https://api.example.com/start-insecure")!),
+                body: nil,
+                options: HTTPRequestOptions(),
+                exchange: session
+            )
+            Issue.record("an https→http redirect was followed: \(response.response.status)")
+        } catch {
+            #expect(error.code == .insecureRedirect)
+        }
+        #expect(asked.withLockedValue { $0 } == ["https://api.example.com/start-insecure"])
+
+        asked.withLockedValue { $0 = [] }
+        let followed = try await driver.send(
+            HTTPRequest(url: URL(string: "https://api.example.com/start")!),
+            body: nil,
+            options: HTTPRequestOptions(),
+            exchange: session
+        )
+        #expect(followed.redirectCount == 1)
+        #expect(asked.withLockedValue { $0 } == ["https://api.example.com/start", "https://api.example.com/next"])
     }
 }
 

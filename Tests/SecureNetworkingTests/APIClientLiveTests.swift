@@ -77,16 +77,26 @@ struct APIClientLiveTests {
     @Test("A header value with CR or LF is refused before anything is sent")
     func headerInjection() async throws {
         try await withAPIFixture { fixture in
-            var request = Request<Echo>.get("echo/header", requiresAuthentication: false)
-            do {
-                try request.setHeader(HTTPField.Name("X-Note")!, "a\r\nX-Evil: 1")
-                Issue.record("a CR/LF header value was accepted")
-            } catch let error as APIError {
-                #expect(error.code == .invalidRequest)
-                #expect(error.transportError?.code == .invalidHeaderValue)
-                #expect(!error.description.contains("X-Evil"))
+            try await withSecureAPIClient(try fixture.configuration()) { client in
+                var request = Request<Echo>.get("echo/header", requiresAuthentication: false)
+                let before = request.headerFields
+                for value in ["a\r\nX-Evil: 1", "a\nX-Evil: 1", "a\rX-Evil: 1"] {
+                    do {
+                        try request.setHeader(HTTPField.Name("X-Note")!, value)
+                        Issue.record("a CR/LF header value was accepted: \(value.debugDescription)")
+                    } catch let error as APIError {
+                        #expect(error.code == .invalidRequest)
+                        #expect(error.transportError?.code == .invalidHeaderValue)
+                        #expect(!error.description.contains("X-Evil"))
+                    }
+                }
+                // Refused while the request was built: it is as it was, and the server saw nothing.
+                #expect(request.headerFields == before)
+                #expect(fixture.server.calls(to: "/echo/header") == 0)
+                // The count does see a request that is sent: the same request, without the value.
+                #expect(try await client.send(request).rawPath == "/echo/header")
+                #expect(fixture.server.calls(to: "/echo/header") == 1)
             }
-            #expect(fixture.server.calls(to: "/echo/header") == 0)
         }
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import SecureNetworkingTesting
 import Testing
@@ -98,17 +99,57 @@ struct CertificateTransparencyTests {
         #expect(decision.transparencyReport?.scts.map(\.status) == [.unknownLog, .valid])
     }
 
+    /// Two intermediates with the same name and the same key identifier but different keys issue
+    /// the same TBSCertificate (the same leaf key, serial and validity), so the leaves differ in
+    /// their issuer's key and signature only. The SCTs were signed over the first issuer's key
+    /// hash: they verify on the leaf that validates through it and not on the other, whatever
+    /// else the server presents.
     @Test func theIssuerKeyHashIsTheValidatedIssuers() async throws {
-        // The same SCTs, but the leaf re-issued by the RSA intermediate: the SCTs name another
-        // issuer's key, so they do not verify.
-        let made = try pki.leafWithSCTs(TestPKI.LeafOptions(), scts: [.init(CTFixtures.argon), .init(CTFixtures.oak)])
-        let scts = try #require(made.chain.leaf.extensions[oid: SignedCertificateTimestamp.embeddedListExtension])
-        let other = try pki.leaf {
-            $0.issuer = .rsaIntermediate
-            $0.extraExtensions = [scts]
+        func twin() throws -> TestPKI.Identity {
+            var ca = TestPKI.CAOptions(name: "Twin Issuing CA")
+            ca.includesSubjectKeyIdentifier = false
+            let identifier = SubjectKeyIdentifier(keyIdentifier: ArraySlice(repeating: 0x7A, count: 20))
+            ca.extraExtensions = [try Certificate.Extension(identifier, critical: false)]
+            return try pki.makeCA(ca, issuer: pki.root)
         }
-        let decision = await evaluate(other, settings: try settings())
-        #expect(decision.failure?.code == .ctBadSignature)
+        let first = try twin()
+        let second = try twin()
+        #expect(first.certificate.subject == second.certificate.subject)
+        #expect(first.certificate.publicKey != second.certificate.publicKey)
+
+        var options = TestPKI.LeafOptions()
+        options.key = .existing(Certificate.PrivateKey(P256.Signing.PrivateKey()))
+        options.serialNumberBytes = [0x42, 0x17]
+        options.issuer = .custom(first, presenting: [first])
+        let signedForFirst = try pki.leafWithSCTs(options, scts: [.init(CTFixtures.argon), .init(CTFixtures.oak)])
+        let leafByFirst = signedForFirst.chain.leaf
+        let scts = try #require(leafByFirst.extensions[oid: SignedCertificateTimestamp.embeddedListExtension])
+        options.issuer = .custom(second, presenting: [second])
+        options.extraExtensions = [scts]
+        let leafBySecond = try pki.leaf(options).leaf
+        // Only the issuer's key (and so the signature) differs: the same TBSCertificate.
+        #expect(leafByFirst.tbsCertificateBytes == leafBySecond.tbsCertificateBytes)
+        #expect(leafByFirst.signature != leafBySecond.signature)
+
+        func evaluate(_ certificates: [Certificate]) async -> TrustDecision {
+            var requirements = ConnectionRequirements(host: "localhost", trustAnchors: pki.trustAnchors)
+            requirements.certificateTransparency = try? settings()
+            return await ServerTrust().evaluate(
+                presentedChain: certificates.map { DERBytes.of($0) },
+                requirements: requirements,
+                now: Fixtures.now
+            )
+        }
+        let accepted = await evaluate([leafByFirst, first.certificate])
+        #expect(accepted.failure == nil)
+        #expect(accepted.transparencyReport?.scts.map(\.status) == [.valid, .valid])
+        let refused = await evaluate([leafBySecond, second.certificate])
+        #expect(refused.failure?.code == .ctBadSignature)
+        // The other twin presented too, first: the validated issuer still decides.
+        let acceptedBesideTwin = await evaluate([leafByFirst, second.certificate, first.certificate])
+        #expect(acceptedBesideTwin.failure == nil)
+        let refusedBesideTwin = await evaluate([leafBySecond, first.certificate, second.certificate])
+        #expect(refusedBesideTwin.failure?.code == .ctBadSignature)
     }
 
     // MARK: - Log states
