@@ -95,7 +95,7 @@ struct Audit: ParsableCommand {
             )
         }
         if let output {
-            if let problem = Self.write(rendered, to: output) {
+            if let problem = Self.writeReport(rendered, to: output) {
                 print("securenet: \(AuditReport.textLine(output)): \(problem)", to: &standardError)
                 throw ExitCode(1)
             }
@@ -118,7 +118,7 @@ struct Audit: ParsableCommand {
     /// link planted there is refused rather than followed (`O_NOFOLLOW`), so is anything but a
     /// regular file with one link (a FIFO would block, a hard link would redirect the write). A
     /// new file is created with `O_CREAT | O_EXCL`, an existing one truncated only after that check.
-    static func write(_ data: Data, to path: String) -> String? {
+    static func writeReport(_ data: Data, to path: String) -> String? {
         let common = O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
         var fd = open(path, common | O_CREAT | O_EXCL, 0o644)
         if fd < 0, errno == EEXIST {
@@ -143,7 +143,7 @@ struct Audit: ParsableCommand {
         let written = data.withUnsafeBytes { raw -> Bool in
             var offset = 0
             while offset < raw.count {
-                let count = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                let count = write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { return false }
                 offset += count
