@@ -142,7 +142,10 @@ struct RequestCommand: AsyncParsableCommand {
         if !self.pins.isEmpty {
             do {
                 let pinSet = try PinSet(self.pins)
-                policy.pinning.pin(try HostPattern(HostNameText.normalise(url.host ?? "")), to: pinSet)
+                // The host as the policy judges it: an address in any spelling (`127.1`) is pinned
+                // as its canonical text, as the connection's requirements will name it.
+                let host = (try? policy.requirements(for: url).host) ?? HostNameText.normalise(url.host ?? "")
+                policy.pinning.pin(try HostPattern(host), to: pinSet)
             } catch {
                 throw CLIError(subject: "--pin", error.message)
             }

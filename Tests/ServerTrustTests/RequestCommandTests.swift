@@ -245,6 +245,28 @@ struct RequestCommandTests {
         }
     }
 
+    /// `--pin` for a URL whose host is an address in another spelling (`127.1`) pins the address
+    /// the connection is judged as (`127.0.0.1`), and the pins are checked.
+    @Test func pinsForAnAddressInAnotherSpellingApplyToTheAddress() async throws {
+        let caFile = try CAFile()
+        let chain = try Self.pki.validChain()
+        let other = try TestPKI(referenceTime: Date())
+        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: chain), handler: Self.echo) { server in
+            let matched = try await run([
+                "https://127.1:\(server.port)/", "--ca", caFile.path, "--pin", Self.pki.intermediate.pin.description,
+                "--pin", Self.pki.root.pin.description, "-v",
+            ])
+            #expect(matched.status == 0, "\(matched.error)")
+            #expect(matched.error.contains("* pins: matched (127.0.0.1, 2 pins)"), "\(matched.error)")
+            let refused = try await run([
+                "https://127.1:\(server.port)/", "--ca", caFile.path, "--pin", other.intermediate.pin.description,
+                "--pin", other.root.pin.description,
+            ])
+            #expect(refused.status == 2, "\(refused.error)")
+            #expect(refused.error.contains("pinMismatch"), "\(refused.error)")
+        }
+    }
+
     @Test func badInputIsOneLineWithItsExitStatus() async throws {
         let caFile = try CAFile()
         let (directory, ca) = (caFile.directory, caFile.path)
@@ -280,7 +302,7 @@ struct RequestCommandTests {
             "cannot read the request body"
         )
         let badPlist = try directory.write("Info.plist", Array("not a plist".utf8))
-        try await expectOneLine(["https://localhost:1/", "--info-plist", badPlist], "not a property list")
+        try await expectOneLine(["https://localhost:1/", "--info-plist", badPlist], "property list")
         try await expectOneLine(
             ["https://localhost:1/", "--cert", ca, "--key", directory.url.appendingPathComponent("none").path],
             "cannot read the client key"
