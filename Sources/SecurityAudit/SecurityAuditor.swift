@@ -287,6 +287,9 @@ enum FileAuditor {
     }
 
     static func auditSwift(text: String, path: String) -> FileResult {
+        guard SwiftBracketNesting.depth(of: text) <= SwiftBracketNesting.maximumDepth else {
+            return .unreadable(UnreadableFile(path: path, reason: SwiftBracketNesting.tooDeep))
+        }
         let (active, suppressed) = SwiftRuleVisitor.audit(source: text, path: path)
         return .audited(
             active: Fingerprint.assign(active, text: text),

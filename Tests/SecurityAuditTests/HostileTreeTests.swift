@@ -148,4 +148,34 @@ struct HostileTreeTests {
         #expect(AuditReport.textLine("a\tb\u{7F}\u{85}\u{2028}\u{202E}c") == #"a\u{9}b\u{7F}\u{85}\u{2028}\u{202E}c"#)
         #expect(AuditReport.textLine("Info.plist:3:1: high: fine") == "Info.plist:3:1: high: fine")
     }
+
+    // MARK: - Swift
+
+    /// `let x = ` and 25 nested `[` kept swift-syntax's parser busy for minutes (its time
+    /// doubles per level; found by the security-audit fuzz target). Deeper than 10 levels is not
+    /// parsed, even when comments or strings hold the closing brackets; 10 levels are audited.
+    @Test func deeplyNestedSquareBracketsAreNotParsed() {
+        let cases = [
+            "let x = " + String(repeating: "[", count: 25) + "1" + String(repeating: "]", count: 25),
+            "let x = " + String(repeating: "[ /*]*/ ", count: 25),
+            "let x = " + String(repeating: "[ \"]\", ", count: 25),
+            "let x = " + String(repeating: "[ #\"\"]\"#, ", count: 25),
+        ]
+        for source in cases {
+            let report = SecurityAuditor().audit(swiftSource: source, path: "Deep.swift")
+            #expect(report.unreadableFiles.map(\.reason) == [SwiftBracketNestingReason.tooDeep], "\(source.prefix(40))")
+        }
+        let ten =
+            "let u = \"http://example.com/\"; let x = " + String(repeating: "[", count: 10) + "1"
+            + String(repeating: "]", count: 10)
+        let report = SecurityAuditor().audit(swiftSource: ten, path: "Ten.swift")
+        #expect(report.unreadableFiles.isEmpty)
+        #expect(report.findings.map(\.ruleID) == ["SN005"])
+    }
+}
+
+/// The reason, spelled out as the report gives it.
+enum SwiftBracketNestingReason {
+    static let tooDeep =
+        "[ nested deeper than 10 levels (swift-syntax's parser takes exponential time on it), not audited"
 }
