@@ -32,6 +32,7 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("text-input", ["SecureNetworking"]),
     ("content-sniffer", ["SecureNetworking"]),
     ("punycode", ["SecureNetworking"]),
+    ("security-audit", ["SecurityAudit"]),
 ]
 
 let package = Package(

@@ -22,15 +22,25 @@ export PATH="/opt/swift/usr/bin:$PATH"
 TARGETS=(
   policy-json info-plist certificate-file trust-evaluate sct-list bearer-challenge token-response
   http1-response redirect-location phc-string sealed-envelope e2e-envelope store-file email-address
-  text-input content-sniffer punycode
+  text-input content-sniffer punycode security-audit
 )
 
 dictionary() {
   case "$1" in
     policy-json | token-response) echo Dictionaries/json.dict ;;
-    info-plist) echo Dictionaries/plist.dict ;;
+    info-plist | security-audit) echo Dictionaries/plist.dict ;;
     certificate-file | trust-evaluate | sct-list) echo Dictionaries/der.dict ;;
     http1-response | redirect-location | bearer-challenge) echo Dictionaries/http.dict ;;
+    *) echo "" ;;
+  esac
+}
+
+# The longest input libFuzzer makes (its default is the longest seed, at most 4096 bytes). The
+# nesting-sensitive targets need room for deep nesting: a seed of 5,000 nested arrays, or the
+# `<array><!--</array>-->` trick that hid depth from a counter, is 35 to 110 KB.
+max_len() {
+  case "$1" in
+    policy-json | info-plist | security-audit) echo 131072 ;;
     *) echo "" ;;
   esac
 }
@@ -76,6 +86,8 @@ for target in "${selected[@]}"; do
   [ -n "${FUZZ_RUNS:-}" ] && args+=(-runs="$FUZZ_RUNS")
   dict="$(dictionary "$target")"
   [ -n "$dict" ] && args+=(-dict="$dict")
+  length="$(max_len "$target")"
+  [ -n "$length" ] && args+=(-max_len="$length")
   echo "== $target: ${SECONDS_EACH} s" >&2
   log="$work/fuzz.log"
   start=$(date +%s)

@@ -1,0 +1,58 @@
+import Foundation
+import FuzzSupport
+
+@testable import SecurityAudit
+
+/// `securenet audit`'s parsers on one file of a hostile tree: the first byte picks a JSON
+/// policy (`LineTrackingJSONParser` and the SN001–SN004/SN014 rules), a property list (XML
+/// through `XMLParser`, binary through the object-table walk and CoreFoundation), Swift source
+/// (swift-syntax and the heuristics) or an `.xcconfig`. A report must come back for any bytes,
+/// and its text must stay one line per entry that no CI log can read as a command.
+@_cdecl("security_audit_main")
+public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    runFuzzer(argc, argv, fuzz)
+}
+
+/// Swift source gets this much of the input at most: swift-syntax bounds its own nesting, and
+/// a longer file only costs time (an input over 100 ms fails the replay).
+let swiftSourceLimit = 16 * 1024
+
+/// One input.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    var input = FuzzInput(start, count)
+    let auditor = SecurityAuditor()
+    let path: String
+    let report: AuditReport
+    switch input.byte() % 4 {
+    case 0:
+        path = "policy.json"
+        let findings = (try? JSONPolicyRules.audit(data: Data(input.rest), path: path)) ?? []
+        report = AuditReport(findings: findings, filesScanned: 1)
+    case 1:
+        path = "Info.plist"
+        report = auditor.audit(propertyList: Data(input.rest), path: path)
+    case 2:
+        path = "Source.swift"
+        report = auditor.audit(
+            swiftSource: String(decoding: input.rest.prefix(swiftSourceLimit), as: UTF8.self),
+            path: path
+        )
+    default:
+        path = "Config.xcconfig"
+        report = auditor.audit(xcconfig: input.restText, path: path)
+    }
+    for finding in report.findings + report.suppressed {
+        require(finding.path == path, "a finding in another file")
+        require(finding.line >= 1 && finding.column >= 1, "a finding before the first line or column")
+        require(finding.rule != nil, "a finding of an unknown rule")
+    }
+    require(report.unreadableFiles.allSatisfy { $0.path == path }, "another file unreadable")
+    let lines = report.text().split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+    require(lines.count == 2 * report.findings.count + report.unreadableFiles.count + 1, "a report line split")
+    for line in lines {
+        require(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "a control character")
+        require(!line.drop { $0 == " " }.hasPrefix("::") && !line.contains("##["), "a workflow command")
+    }
+    return 0
+}
