@@ -100,6 +100,13 @@ struct HostileTreeTests {
         #expect(itself.unreadableFiles.map(\.reason) == ["binary property list contains itself"])
     }
 
+    /// `<` 0xFF `></` made FoundationXML trap (an element name that is not UTF-8; found by the
+    /// security-audit fuzz target): XML that is not UTF-8 is unreadable and never parsed.
+    @Test func xmlThatIsNotUTF8IsUnreadableNotACrash() {
+        let report = SecurityAuditor().audit(propertyList: Data([0x3C, 0xFF, 0x3E, 0x3C, 0x2F]))
+        #expect(report.unreadableFiles.map(\.reason) == ["malformed XML property list: not valid UTF-8"])
+    }
+
     // MARK: - Size
 
     /// A file over 8 MiB is not read: it is listed as not audited, with the reason.
