@@ -144,6 +144,34 @@ struct NameConstraintConformanceTests {
         #expect(decision.failure?.message.contains("invalid constraint") == true)
     }
 
+    /// Non-critical name constraints: RFC 5280 §4.2.1.10 says they MUST be critical, the Baseline
+    /// Requirements allow them non-critical. Under the Web PKI profile they are accepted and
+    /// still enforced (criticality changes nothing for a client that reads them, as x509-limbo's
+    /// `webpki::nc::permitted-dns-match-noncritical` expects); under RFC 5280 alone (the
+    /// private-PKI profile) they are refused (`rfc5280::nc::permitted-dns-match-noncritical`).
+    @Test func nonCriticalNameConstraintsAreEnforcedUnderTheWebPKIProfileAndRefusedUnderRFC5280() async throws {
+        let constraints = NameConstraints(permittedDNSDomains: ["example.com"])
+        let ext = try Certificate.Extension(constraints, critical: false)
+        let ca = try pki.makeCA(name: "Non-critical NC CA", issuer: pki.root) { $0.extraExtensions = [ext] }
+        func leaf(_ name: String) throws -> TestPKI.Chain {
+            try pki.leaf {
+                $0.issuer = .custom(ca, presenting: [ca])
+                $0.dnsNames = [name]
+                $0.ipAddresses = []
+                $0.commonName = name
+            }
+        }
+        let inside = try await evaluate(leaf("www.example.com"), host: "www.example.com")
+        #expect(inside.isTrusted, "\(inside.failure?.description ?? "")")
+        let outside = try await evaluate(leaf("www.example.net"), host: "www.example.net")
+        #expect(outside.failure?.code == .nameConstraintViolation)
+        #expect(outside.failure?.message.contains("not critical") == false)
+        let privateAnchors = TrustAnchors.only([pki.root.certificate], profile: .privatePKI)
+        let strict = try await evaluate(leaf("www.example.com"), host: "www.example.com", anchors: privateAnchors)
+        #expect(strict.failure?.code == .nameConstraintViolation)
+        #expect(strict.failure?.message.contains("are not critical (RFC 5280 §4.2.1.10)") == true)
+    }
+
     /// A leading period has a meaning in URI and e-mail constraints only (RFC 5280 §4.2.1.10);
     /// a DNS constraint spelled `.example.com` is malformed, as x509-limbo's
     /// `rfc5280::nc::invalid-dnsname-leading-period` expects, and refuses the chain whether it

@@ -57,17 +57,13 @@ struct RealChainCorpusTests {
             codes: [.serverAuthNotPermitted, .weakSignatureAlgorithm],
             rule: "intermediate EKU without serverAuth (SGC only); SHA-1 signatures"
         ),
-        // PENDING THE WEB PKI RULE CHANGES, NO SECURITY EFFECT: secure.iddl.vt.edu, 2013 (Go's
-        // crypto/x509 verify tests). The intermediate "Virginia Tech Global Qualified Server CA"
-        // carries name constraints that are not marked critical (RFC 5280 §4.2.1.10 says they
-        // MUST be). The constraints are still applied, and the leaf satisfies them; the
-        // criticality only tells a client that does not understand the extension to refuse, so
-        // refusing a chain for it protects nobody (browsers and Go apply non-critical constraints
-        // and accept). The chain is also SHA-1 signed, so after the change it is refused as
-        // weakSignatureAlgorithm (a security effect) and this entry moves to that code.
+        // secure.iddl.vt.edu, 2013 (Go's crypto/x509 verify tests): signed with SHA-1. Its
+        // intermediate "Virginia Tech Global Qualified Server CA" carries name constraints that
+        // are not critical, which the Web PKI profile accepts (and enforces; the leaf satisfies
+        // them), so the refusal is the SHA-1 signature, a rule with a security effect.
         "secure.iddl.vt.edu-20130919-eefc3917": ExpectedRefusal(
-            codes: [.nameConstraintViolation, .weakSignatureAlgorithm],
-            rule: "PENDING: non-critical name constraints (no security effect); SHA-1 signatures (security effect)"
+            codes: [.weakSignatureAlgorithm],
+            rule: "SHA-1 signatures"
         ),
     ]
 

@@ -20,7 +20,7 @@ struct EvaluationPolicy: VerifierPolicy {
     let expiry: ExactExpiryPolicy
     let serialNumbers = SerialNumberPolicy()
     let authorities = CertificateAuthorityPolicy()
-    let nameConstraints = StrictNameConstraintsPolicy()
+    let nameConstraints: StrictNameConstraintsPolicy
     let keyUsage: KeyUsageRolePolicy
     let serverAuth: ServerAuthUsagePolicy
     let extensionProfile: ExtensionProfilePolicy
@@ -60,6 +60,7 @@ struct EvaluationPolicy: VerifierPolicy {
         )
         self.expiry = ExactExpiryPolicy(validationTime: now)
         let appAnchors = AppAnchors(anchors)
+        self.nameConstraints = StrictNameConstraintsPolicy(profile: profile)
         self.serverAuth = ServerAuthUsagePolicy(profile: profile)
         self.keyUsage = KeyUsageRolePolicy(anchors: appAnchors)
         self.extensionProfile = ExtensionProfilePolicy(profile: profile, anchors: appAnchors)

@@ -17,9 +17,11 @@ public import X509
 /// - `directoryName` constraints are evaluated (RDN prefix, attribute values compared without
 ///   regard to case and repeated spaces, RFC 5280 §7.1); `emailAddress` attributes of the subject
 ///   are checked as `rfc822Name`s.
-/// - The extension itself must be well formed: critical (§4.2.1.10: "Conforming CAs MUST mark
-///   this extension as critical"; the Baseline Requirements allow a non-critical one, RFC 5280 is
-///   the stricter and is followed), only in a CA certificate (§4.2.1.10 "MUST be used only in a
+/// - The extension itself must be well formed: critical under RFC 5280 alone (§4.2.1.10:
+///   "Conforming CAs MUST mark this extension as critical"; the private-PKI profile), critical or
+///   not under the Web PKI profile, whose Baseline Requirements allow a non-critical one for
+///   compatibility (§7.1.2.5.2); either way the constraints are enforced, so criticality changes
+///   nothing for a client that reads them. Only in a CA certificate (§4.2.1.10 "MUST be used only in a
 ///   CA certificate"), at least one of the two subtree lists, neither list empty
 ///   (`GeneralSubtrees ::= SEQUENCE SIZE (1..MAX)`), no `minimum` or `maximum` (§4.2.1.10: "MUST
 ///   be zero" and "MUST be absent"), every constraint well formed for its type.
@@ -29,8 +31,20 @@ public struct StrictNameConstraintsPolicy: ChainRule, Sendable {
     /// The critical extensions this policy processes (the verifier refuses unprocessed ones).
     public let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.nameConstraints]
 
-    /// Creates the policy.
-    public init() {}
+    /// Whether non-critical name constraints are accepted (and enforced): under the Web PKI
+    /// profile only.
+    public let acceptsNonCriticalConstraints: Bool
+
+    /// Creates the policy with RFC 5280's rule: name constraints must be critical.
+    public init() {
+        self.acceptsNonCriticalConstraints = false
+    }
+
+    /// Creates the policy for a profile: under ``CertificateProfile/webPKI`` non-critical name
+    /// constraints are accepted and enforced, as the Baseline Requirements allow them.
+    public init(profile: CertificateProfile) {
+        self.acceptsNonCriticalConstraints = profile.appliesBaselineRequirements
+    }
 
     /// The failure of this rule for a path (leaf first, anchor last), or nil when it holds.
     public func check(certificates: [Certificate]) -> ServerTrustError? {
@@ -44,7 +58,7 @@ public struct StrictNameConstraintsPolicy: ChainRule, Sendable {
             let issuer = certificates[issuerIndex]
             guard let ext = issuer.extensions[oid: .X509ExtensionID.nameConstraints] else { continue }
             let role = certificates.role(issuerIndex)
-            if !ext.critical {
+            if !ext.critical, !self.acceptsNonCriticalConstraints {
                 return Self.violation(
                     "the name constraints of the \(role) (\(issuer.subjectText)) are not critical (RFC 5280 §4.2.1.10)"
                 )
