@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
+import NIOConcurrencyHelpers
+import NIOCore
 import SecureHTTP
 import SecureNetworkingTesting
 import SecureStorage
@@ -389,17 +391,17 @@ struct LoopbackRedirectReceiverTests {
         #expect(receiver?.isListening == true)
         receiver = nil
         // Bounded, so that a receiver that never closes fails the test instead of hanging it.
-        let closedInTime = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                try await closed.get()
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: .seconds(30))
-                return false
-            }
-            defer { group.cancelAll() }
-            return try await group.next() ?? false
+        let waiting = NIOLockedValueBox<CheckedContinuation<Bool, Never>?>(nil)
+        @Sendable func resume(_ closedInTime: Bool) {
+            waiting.withLockedValue { continuation in
+                defer { continuation = nil }
+                return continuation
+            }?.resume(returning: closedInTime)
+        }
+        let closedInTime = await withCheckedContinuation { continuation in
+            waiting.withLockedValue { $0 = continuation }
+            closed.whenComplete { _ in resume(true) }
+            closed.eventLoop.scheduleTask(in: .seconds(30)) { resume(false) }
         }
         #expect(closedInTime)
     }

@@ -122,35 +122,58 @@ struct TokenRevocationTests {
     }
 
     /// A revocation endpoint that never answers: the sign-out ends locally at once, and the
-    /// revocation is abandoned after the timeout.
+    /// revocation is abandoned after the timeout. The local end is observed while the server
+    /// holds the revocation request: the store is cleared and the signed-out event emitted then.
     @Test func aStalledRevocationIsAbandonedAfterTheTimeout() async throws {
-        try await withStubEndpoint(answering: .stall) { _, endpoint in
-            let store = InMemoryStore()
-            let manager = TokenManager(
-                store: store,
-                refresher: endpoint,
-                configuration: TokenManager.Configuration(revocationTimeout: .milliseconds(200))
-            )
-            let log = EventLog(manager)
-            try await manager.signIn(
-                TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
-            )
-            let started = ContinuousClock.now
-            await manager.signOut()
-            // Below the transport's 60 s request timeout the stall would otherwise cost. The bound
-            // is loose: beside a parallel build, CPU-bound suites can hold both of the cooperative
-            // pool's threads, and the 200 ms timer fired 40 s late once. That the sign-out does
-            // not wait for the revocation is shown without a clock by
-            // aRevocationThatIgnoresCancellationIsAbandonedAtTheTimeout.
-            #expect(started.duration(to: .now) < .seconds(59))
-            #expect(await manager.revocationOutcomes == [.abandoned])
-            #expect(try await store.data(forKey: "SecureNetworking.tokens") == nil)
-            #expect(
-                try await log.drain(
-                    manager,
-                    marker: TokenBundle(accessToken: "m", refreshToken: nil, expiresAt: Date())
-                ).contains(.signedOut(.requested))
-            )
+        // The test's gate: the handler tells it when the revocation request has arrived; the
+        // server then holds it (never answers).
+        let (arrivals, arrival) = AsyncStream<String>.makeStream()
+        try await withLoopbackHTTPServer(
+            LoopbackHTTPServer.TLS(chain: try Live.pki.validChain()),
+            handler: { request in
+                arrival.yield(request.uri)
+                return .stall
+            }
+        ) { server in
+            try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+                let endpoint = OAuthTokenEndpoint(
+                    url: server.baseURL.appendingPathComponent("oauth/token"),
+                    transport: transport,
+                    client: .publicClient(id: "ios-app"),
+                    revocationURL: server.baseURL.appendingPathComponent("oauth/revoke")
+                )
+                let store = InMemoryStore()
+                let manager = TokenManager(
+                    store: store,
+                    refresher: endpoint,
+                    configuration: TokenManager.Configuration(revocationTimeout: .milliseconds(200))
+                )
+                let log = EventLog(manager)
+                try await manager.signIn(
+                    TokenBundle(accessToken: "a", refreshToken: "r", expiresAt: Date().addingTimeInterval(300))
+                )
+                let started = ContinuousClock.now
+                let signingOut = Task { await manager.signOut() }
+                var arrived: String?
+                for await uri in arrivals {
+                    arrived = uri
+                    break
+                }
+                // The revocation request is at the server, which holds it: the session has
+                // already ended here.
+                #expect(arrived == "/oauth/revoke")
+                #expect(try await store.data(forKey: "SecureNetworking.tokens") == nil)
+                #expect(await !manager.isSignedIn)
+                try await waitFor { log.all.contains(.signedOut(.requested)) }
+                await signingOut.value
+                // Below the transport's 60 s request timeout the stall would otherwise cost. The
+                // bound is loose: beside a parallel build, CPU-bound suites can hold both of the
+                // cooperative pool's threads, and the 200 ms timer fired 40 s late once. That the
+                // sign-out does not wait for the revocation is shown without a clock by
+                // aRevocationThatIgnoresCancellationIsAbandonedAtTheTimeout.
+                #expect(started.duration(to: .now) < .seconds(59))
+                #expect(await manager.revocationOutcomes == [.abandoned])
+            }
         }
     }
 
