@@ -243,7 +243,7 @@ public struct SecureNetworkingDemo: Sendable {
                 )
                 _ = try await browser.send(HTTPRequest(url: location))
             }
-            let response = try request.response(from: try await receiver.redirect(within: .seconds(30)))
+            let response = try request.response(from: try await receiver.redirect(for: request, within: .seconds(30)))
             let endpoint = OAuthTokenEndpoint(
                 url: world.server.baseURL.appendingPathComponent("oauth/token"),
                 transport: world.client.transport,

@@ -23,7 +23,7 @@ func signInWithBrowser(
     )
     try await openBrowser(request.url)
     // The redirect must carry this request's state; its code is exchanged once, with the verifier.
-    let response = try request.response(from: try await receiver.redirect(within: .seconds(300)))
+    let response = try request.response(from: try await receiver.redirect(for: request, within: .seconds(300)))
     let endpoint = OAuthTokenEndpoint(
         url: server.appendingPathComponent("oauth/token"),
         transport: transport,
