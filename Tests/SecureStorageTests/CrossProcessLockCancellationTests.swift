@@ -26,8 +26,10 @@ struct CrossProcessLockCancellationTests {
             code = (error as? SecureStoreError)?.code
         }
         #expect(code == .cancelled)
-        // Well before the 30 s timeout (a spinning loop ends only there, with lockTimeout).
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Before the 30 s timeout: a spinning loop ends only there, and with lockTimeout, so the
+        // code above already tells the two apart; the bound is loose because a loaded machine
+        // (the suite beside a parallel build) once took 19 s to start the waiter at all.
+        #expect(ContinuousClock.now - started < .seconds(29))
     }
 
     @Test func theLoopEndsAtTheFirstTryAfterTheCancellation() async throws {

@@ -146,7 +146,9 @@ struct TokenRevocationTests {
                 let manager = TokenManager(
                     store: store,
                     refresher: endpoint,
-                    configuration: TokenManager.Configuration(revocationTimeout: .milliseconds(200))
+                    // Long enough for the request to reach the server on a loaded machine, where
+                    // a 200 ms timeout could abandon it before it was written.
+                    configuration: TokenManager.Configuration(revocationTimeout: .seconds(5))
                 )
                 let log = EventLog(manager)
                 try await manager.signIn(
@@ -154,6 +156,12 @@ struct TokenRevocationTests {
                 )
                 let started = ContinuousClock.now
                 let signingOut = Task { await manager.signOut() }
+                // Bounded: if the sign-out ends before the request arrives, the stream ends too
+                // and the test fails on `arrived` instead of waiting for ever.
+                Task {
+                    await signingOut.value
+                    arrival.finish()
+                }
                 var arrived: String?
                 for await uri in arrivals {
                     arrived = uri
