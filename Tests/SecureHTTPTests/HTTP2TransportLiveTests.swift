@@ -288,25 +288,27 @@ struct HTTP2TransportLiveTests {
         let upload = 1 << 20
         let server = try await StallingHTTP2Server.start(chain: try Live.pki.validChain(), readLimit: readLimit)
         do {
-            try await withTransport(Live.configuration { $0.timeouts.request = .seconds(2) }) { transport in
+            // A 10 s deadline: with 2 s, a loaded machine (the suite beside a parallel build) once
+            // spent it before the upload's head reached the server, which then had read nothing.
+            try await withTransport(Live.configuration { $0.timeouts.request = .seconds(10) }) { transport in
                 let base = "https://localhost:\(server.port)"
                 // The connection first, so that the deadline is spent on the stalled upload (on a
                 // loaded machine a first handshake can take longer than the deadline).
-                // Up to 15 tries (30 s): beside a parallel build, five 2-second tries were all
-                // spent on handshakes.
                 var warmed = false
-                for _ in 0..<15 where !warmed {
+                for _ in 0..<5 where !warmed {
                     warmed = (try? await transport.send(get(URL(string: base + "/warm")!))) != nil
                 }
                 #expect(warmed)
-                #expect(transport.statistics.http2ConnectionsOpened == 1)
+                let opened = transport.statistics.http2ConnectionsOpened
                 var request = get(URL(string: base + "/upload")!)
                 request.method = .post
                 let before = server.observed
                 let started = ContinuousClock.now
                 let error = await expectFailure(transport, request, body: Data(count: upload))
                 #expect(error?.code == .deadlineExceeded)
-                #expect(ContinuousClock.now - started < .seconds(8))
+                #expect(ContinuousClock.now - started < .seconds(50))
+                // The upload went on the warmed connection.
+                #expect(transport.statistics.http2ConnectionsOpened == opened)
                 let after = server.observed
                 // The upload's head arrived and part of its body was read: at least the limit,
                 // far from all of it (the 65,535-byte window and what the server consumed
