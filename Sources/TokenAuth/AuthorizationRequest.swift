@@ -123,8 +123,13 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
 
     /// A request with a fresh `state`, PKCE verifier and (for `openid`) `nonce`.
     ///
-    /// - Parameter issuer: the authorization server, when known: the redirect's `iss` is checked
-    ///   against it (RFC 9207).
+    /// - Parameters:
+    ///   - authorizationEndpoint: the server's authorization endpoint.
+    ///   - clientID: the app's client identifier.
+    ///   - redirectURI: where the server sends the browser back.
+    ///   - scopes: the scopes asked for.
+    ///   - issuer: the authorization server, when known: the redirect's `iss` is checked against
+    ///     it (RFC 9207).
     public init(
         authorizationEndpoint: URL,
         clientID: String,

@@ -17,7 +17,7 @@ import _CryptoExtras
 /// A system root is not judged: it is trusted as its root program admitted it. Anchors the app
 /// supplies are judged like presented CAs.
 ///
-/// The key usage BIT STRING is read as BoringSSL, NSS and Apple read it (see ``keyUsage(of:)``):
+/// The key usage BIT STRING is read as BoringSSL, NSS and Apple read it (see `keyUsage(of:)`):
 /// trailing zero bits that strict DER would drop (a leaf declaring 5 unused bits where DER wants
 /// 7, as some real CAs issue, and the Trustwave Global ECC roots) are accepted; they assert
 /// nothing, so the usages, and every decision made from them, are the same.
