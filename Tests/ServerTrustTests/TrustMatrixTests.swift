@@ -139,7 +139,7 @@ struct TrustMatrixTests {
             now: Fixtures.now
         )
         #expect(refused.failure?.code == .validationBudgetExceeded, "\(refused.failure?.description ?? "trusted")")
-        #expect(refused.failure?.message.contains("256 issuer lookups") == true)
+        #expect(refused.failure?.message.contains("48 issuer lookups") == true)
         // With room for the whole search, every path is tried and each fails on the host name.
         let unbounded = await ServerTrust(configuration: .init(maximumIssuerLookups: 10_000)).evaluate(
             presentedChain: forAnotherHost.derChain,

@@ -32,8 +32,9 @@ public struct ServerTrust: Sendable {
         public var publicSuffixes: PublicSuffixList
         /// How many times path building may look up the presented issuers of a partial path
         /// (each lookup checks at most ``maximumCandidatesPerIssuerName`` signatures). Default
-        /// 256: a hostile server's layers of same-name certificates cannot make the search
-        /// exponential, and bettertls's hardest path-building cases need far fewer.
+        /// 48: a hostile server's layers of same-name certificates cannot make the search
+        /// exponential (at most about 200 signature checks), and bettertls's hardest
+        /// path-building cases, 36 certificates, fit well within it.
         public var maximumIssuerLookups: Int
 
         /// Creates a configuration; the defaults suit TLS handshakes.
@@ -43,7 +44,7 @@ public struct ServerTrust: Sendable {
             validationTimeBudget: Duration = .seconds(2),
             maximumNameConstraintChecks: Int = ValidationBudgetPolicy.defaultMaximumNameConstraintChecks,
             publicSuffixes: PublicSuffixList = .builtIn,
-            maximumIssuerLookups: Int = 256
+            maximumIssuerLookups: Int = 48
         ) {
             self.maximumChainLength = maximumChainLength
             self.maximumCandidatesPerIssuerName = maximumCandidatesPerIssuerName
