@@ -138,6 +138,9 @@ public final class LoopbackRedirectReceiver: Sendable {
         self.channel.close(promise: nil)
     }
 
+    /// Whether a wait has begun, so that each GET to the path is judged at once (for tests).
+    var isWaitingForRedirect: Bool { self.waiter.isExpecting }
+
     /// When the listening socket has closed (for tests).
     var listenerClosed: EventLoopFuture<Void> { self.channel.closeFuture }
 
@@ -223,6 +226,9 @@ public final class LoopbackRedirectReceiver: Sendable {
         }
 
         var isDone: Bool { self.state.withLockedValue { $0.result != nil } }
+
+        /// Whether the app is waiting, so a GET is judged at once (for tests).
+        var isExpecting: Bool { self.state.withLockedValue { $0.expectation != nil } }
 
         /// Sets which GET ends the wait, and judges those kept until now, in order: the first
         /// that matches is the redirect.

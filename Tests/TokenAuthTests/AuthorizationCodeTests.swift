@@ -371,6 +371,8 @@ struct LoopbackRedirectReceiverTests {
             redirectURI: receiver.redirectURI
         )
         let waiting = Task { try await receiver.redirect(for: request, within: .seconds(60)) }
+        // Once the wait has begun (a GET before it is kept with 200 and judged when it begins).
+        try await waitFor { receiver.isWaitingForRedirect }
         let callback = receiver.redirectURI.absoluteString
         #expect(try await Self.browserGet(URL(string: callback + "?code=forged&state=guessed")!) == 400)
         #expect(try await Self.browserGet(URL(string: callback + "?code=forged")!) == 400)
