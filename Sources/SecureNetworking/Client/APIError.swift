@@ -80,6 +80,9 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public let authenticationError: TokenAuthError?
     /// The decoding or validation error, for ``Code/decodingFailed``.
     public let validationError: ValidationError?
+    /// How many attempts the request took before it failed: 1 when it was not retried; a 401 →
+    /// refresh → retry, and each retry after a transient failure, count as one more.
+    public internal(set) var attempts: Int = 1
 
     /// Creates an error.
     public init(
