@@ -53,7 +53,9 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
         public static let hostnameMismatch = Code(base: .hostnameMismatch)
         /// The leaf is self-signed and not a trust anchor.
         public static let selfSigned = Code(base: .selfSigned)
-        /// The chain ends at a root that is not a trust anchor.
+        /// The chain ends at a root that is not a trust anchor: a root the server presented, or
+        /// the issuer of the topmost certificate it presented (servers do not send their root).
+        /// The message names the root and how to trust it (the policy's trust anchors).
         public static let untrustedRoot = Code(base: .untrustedRoot)
         /// The issuer of a presented certificate is neither presented nor a trust anchor.
         public static let missingIntermediate = Code(base: .missingIntermediate)
@@ -83,7 +85,8 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
         public static let pinMismatch = Code(base: .pinMismatch)
         /// A file could not be read.
         public static let unreadableFile = Code(base: .unreadableFile)
-        /// Data is neither a PEM nor a DER certificate.
+        /// Data is neither a PEM nor a DER certificate, or a certificate given as a trust anchor
+        /// is not a CA certificate.
         public static let notACertificate = Code(base: .notACertificate)
         /// Certificate Transparency is required and the server presented no SCT.
         public static let ctNoSCTs = Code(base: .ctNoSCTs)

@@ -159,8 +159,11 @@ struct TrustMatrixTests {
 
     @Test func theSystemRootsDoNotTrustTheTestRoot() async throws {
         let decision = try await evaluate(pki.validChain(), anchors: .system)
-        // The intermediate's issuer (the test root) is neither presented nor a system root.
-        #expect(decision.failure?.code == .missingIntermediate)
+        // The intermediate's issuer (the test root) is neither presented nor a system root: the
+        // chain leads to a root this policy does not trust, and the message says which and how.
+        #expect(decision.failure?.code == .untrustedRoot)
+        #expect(decision.failure?.message.contains("CN=SecureNetworking Test Root CA") == true)
+        #expect(decision.failure?.message.contains("\"trustAnchors\"") == true)
         #expect(try await evaluate(pki.validChain(), anchors: .system(adding: [pki.root.certificate])).isTrusted)
     }
 

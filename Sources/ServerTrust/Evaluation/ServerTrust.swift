@@ -174,12 +174,16 @@ public struct ServerTrust: Sendable {
                     requirements
                 )
             }
-            var failure = policy.recorder.first ?? Self.diagnoseMissingPath(presentedCertificates)
-            // The missing intermediate may be the presented certificate that could not be read.
-            if policy.recorder.first == nil, failure.code == .missingIntermediate, let unusableExtra {
-                failure = unusableExtra
+            if let failure = policy.recorder.first { return self.rejection(failure, requirements) }
+            let diagnosis = Self.diagnoseMissingPath(
+                presentedCertificates,
+                appAnchors: requirements.trustAnchors.certificates
+            )
+            // The issuer not presented may be the presented certificate that could not be read.
+            if diagnosis.issuerNotPresented, let unusableExtra {
+                return self.rejection(unusableExtra, requirements)
             }
-            return self.rejection(failure, requirements)
+            return self.rejection(diagnosis.failure, requirements)
         }
     }
 
@@ -230,33 +234,6 @@ public struct ServerTrust: Sendable {
             return failure
         }
         return ServerTrustError(.malformedCertificate, "the \(role) presented is not a valid X.509 certificate")
-    }
-
-    /// Why no path to an anchor was found when no rule failed: no candidate path existed.
-    static func diagnoseMissingPath(_ presented: [Certificate]) -> ServerTrustError {
-        let leaf = presented[0]
-        if leaf.isSelfIssued, leaf.publicKey.isValidSignature(leaf.signature, for: leaf) {
-            return ServerTrustError(.selfSigned, "the leaf (\(leaf.subjectText)) is self-signed and not a trust anchor")
-        }
-        var current = leaf
-        var seen: Set<Certificate> = [leaf]
-        while let issuer = presented.first(where: {
-            !seen.contains($0) && $0.subject == current.issuer
-                && $0.publicKey.isValidSignature(current.signature, for: current)
-        }) {
-            if issuer.isSelfIssued {
-                return ServerTrustError(
-                    .untrustedRoot,
-                    "the chain ends at \(issuer.subjectText), which is not a trust anchor"
-                )
-            }
-            seen.insert(issuer)
-            current = issuer
-        }
-        return ServerTrustError(
-            .missingIntermediate,
-            "no presented or trusted certificate issued \(current.subjectText) (issuer \(String(describing: current.issuer)))"
-        )
     }
 
     /// What follows path validation, for a chain validated here or by the platform: Certificate

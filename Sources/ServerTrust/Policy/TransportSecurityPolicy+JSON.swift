@@ -2,10 +2,16 @@ public import Foundation
 
 extension TransportSecurityPolicy {
     /// Loads a policy from a JSON file.
+    ///
+    /// A relative certificate path under `trustAnchors` is resolved against the folder that holds
+    /// the policy file, so a policy and its CA file can move together.
+    ///
+    /// - Parameter path: the policy file.
     /// - Throws: ``ServerTrustError/Code/unreadableFile``, or ``ServerTrustError/Code/invalidPolicyFile``
     ///   as ``init(json:)`` does.
     public init(contentsOfFile path: String) throws(ServerTrustError) {
-        try self.init(json: try readFile(path, what: "the policy file"))
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        try self.init(json: try readFile(path, what: "the policy file"), relativeTo: folder)
     }
 
     /// Parses a JSON policy. Every key is optional and defaults to the strict setting:
@@ -18,6 +24,11 @@ extension TransportSecurityPolicy {
     ///   "requiresForwardSecrecy": true,
     ///   "requiresCertificateTransparency": false,
     ///   "certificateTransparency": { "policy": "apple", "maximumLogListAgeDays": 70 },
+    ///   "trustAnchors": {
+    ///     "system": true,
+    ///     "certificates": ["ca.pem", "-----BEGIN CERTIFICATE-----\n…\n-----END CERTIFICATE-----"],
+    ///     "profile": "webPKI"
+    ///   },
     ///   "exceptionDomains": {
     ///     "legacy.example.com": {
     ///       "includesSubdomains": true,
@@ -43,16 +54,39 @@ extension TransportSecurityPolicy {
     /// and/or `leafPins` with the meaning of ATS's `NSPinnedCAIdentities` and
     /// `NSPinnedLeafIdentities` (see ``PinSet/init(certificateAuthorityPins:leafPins:expiration:mode:)``).
     ///
+    /// `trustAnchors` says which roots a chain must lead to (absent: the system roots). `system`
+    /// (default true) keeps the system roots; each entry of `certificates` is a PEM (or DER) file
+    /// path or inline PEM text, holding CA certificates only; `profile` is `"webPKI"` (the
+    /// default) or `"privatePKI"`, which needs `"system": false` (see
+    /// ``TrustAnchors/only(_:profile:)``). A relative path is resolved against the policy file's
+    /// folder (``init(contentsOfFile:)``) or the folder given to ``init(json:relativeTo:)``; with
+    /// ``init(json:)`` it is refused.
+    ///
     /// The CT log list is not part of the file: set ``certificateTransparency``'s `logList` in
     /// code (from a list the app ships or fetches). A host that requires CT without one is
     /// refused.
     ///
+    /// - Parameter json: the policy's JSON text.
     /// - Throws: ``ServerTrustError/Code/invalidPolicyFile`` with the key path and the reason: the
     ///   text is not JSON, an unknown key, a wrong type, a bad TLS version, host pattern, pin or
-    ///   date, or an enforced pin set without a backup pin.
+    ///   date, an enforced pin set without a backup pin, or a trust anchor that cannot be read,
+    ///   is not a certificate, is not a CA certificate, or is a relative path.
     public init(json: Data) throws(ServerTrustError) {
         let root = try JSONValue.parse(json, failing: .invalidPolicyFile, what: "the policy")
-        var reader = PolicyReader()
+        var reader = PolicyReader(baseDirectory: nil)
+        self = try reader.policy(root)
+    }
+
+    /// Parses a JSON policy whose relative certificate paths are resolved against a folder.
+    ///
+    /// - Parameters:
+    ///   - json: the policy's JSON text, as ``init(json:)`` reads it.
+    ///   - directory: the folder relative paths under `trustAnchors.certificates` start from.
+    /// - Throws: ``ServerTrustError/Code/invalidPolicyFile`` with the key path and the reason, as
+    ///   ``init(json:)`` does.
+    public init(json: Data, relativeTo directory: URL) throws(ServerTrustError) {
+        let root = try JSONValue.parse(json, failing: .invalidPolicyFile, what: "the policy")
+        var reader = PolicyReader(baseDirectory: directory)
         self = try reader.policy(root)
     }
 }
@@ -135,10 +169,11 @@ enum JSONValue: Decodable {
 }
 
 /// Walks the JSON tree, keeping the key path for error messages.
-private struct PolicyReader {
+struct PolicyReader {
     static let topKeys: Set<String> = [
         "allowsArbitraryLoads", "allowsLocalNetworking", "minimumTLSVersion", "requiresForwardSecrecy",
         "exceptionDomains", "pinnedDomains", "requiresCertificateTransparency", "certificateTransparency",
+        "trustAnchors",
     ]
     static let transparencyKeys: Set<String> = ["policy", "maximumLogListAgeDays"]
     static let exceptionKeys: Set<String> = [
@@ -147,6 +182,9 @@ private struct PolicyReader {
         "requiresCertificateTransparency",
     ]
     static let pinSetKeys: Set<String> = ["pins", "caPins", "leafPins", "expiration", "reportOnly"]
+
+    /// The folder relative certificate paths start from; nil refuses them.
+    let baseDirectory: URL?
 
     func fail(_ path: String, _ reason: String) -> ServerTrustError {
         ServerTrustError(.invalidPolicyFile, "\(path): \(reason)", keyPath: path)
@@ -216,6 +254,10 @@ private struct PolicyReader {
                 }
                 policy.certificateTransparency.maximumLogListAge = count * 86_400
             }
+        }
+
+        if let anchors = fields["trustAnchors"] {
+            policy.trustAnchors = try self.trustAnchors(anchors, "$.trustAnchors")
         }
 
         if let exceptions = fields["exceptionDomains"] {
