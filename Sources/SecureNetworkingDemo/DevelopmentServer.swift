@@ -18,7 +18,9 @@ public struct DevelopmentServer: Sendable {
         public var clientCertificateFile: URL
         /// The client certificate's private key (PEM, mode 0600).
         public var clientKeyFile: URL
-        /// A policy file that pins `localhost` to the intermediate CA with the root as backup.
+        /// A policy file that trusts the CA (`"trustAnchors"` names `ca.pem`, relative to the
+        /// folder) and pins `localhost` to the intermediate CA with the root as backup, so
+        /// `TransportSecurityPolicy(contentsOfFile:)` alone reaches the server.
         public var policyFile: URL
         /// The pins of the chain: leaf, intermediate, root.
         public var pins: [(name: String, pin: Pin)]
@@ -34,6 +36,9 @@ public struct DevelopmentServer: Sendable {
     public let summary: Summary
 
     /// Mints a PKI, writes its files to `directory` (created 0700; keys 0600) and starts the server.
+    ///
+    /// - Important: the folder holds the client certificate's private key; keep it out of version
+    ///   control.
     ///
     /// - Parameters:
     ///   - directory: where the files go.
@@ -69,7 +74,11 @@ public struct DevelopmentServer: Sendable {
         try Self.write(chain.pem, to: files.chain, mode: 0o644)
         try Self.write(client.pem, to: files.clientCertificate, mode: 0o644)
         try Self.write(client.leafIdentity.privateKeyPEM, to: files.clientKey, mode: 0o600)
-        try Self.write(Self.samplePolicy(pins: [pki.intermediate.pin, pki.root.pin]), to: files.policy, mode: 0o644)
+        try Self.write(
+            Self.samplePolicy(caFile: files.ca.lastPathComponent, pins: [pki.intermediate.pin, pki.root.pin]),
+            to: files.policy,
+            mode: 0o644
+        )
 
         let email = "dev@example.com"
         let password = UUID().uuidString
@@ -97,13 +106,15 @@ public struct DevelopmentServer: Sendable {
         )
     }
 
-    /// The policy file: ATS defaults, `localhost` pinned to `pins`.
-    static func samplePolicy(pins: [Pin]) -> String {
+    /// The policy file: ATS defaults, the system roots and the CA file `caFile` (a path relative
+    /// to the policy file's folder), `localhost` pinned to `pins`.
+    static func samplePolicy(caFile: String, pins: [Pin]) -> String {
         let list = pins.map { "\"\($0)\"" }.joined(separator: ", ")
         return """
             {
               "minimumTLSVersion": "TLSv1.2",
               "requiresForwardSecrecy": true,
+              "trustAnchors": { "system": true, "certificates": ["\(caFile)"] },
               "pinnedDomains": {
                 "localhost": { "pins": [\(list)] }
               }

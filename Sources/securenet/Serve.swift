@@ -7,9 +7,14 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the reference auth server on loopback with a fresh test PKI written to a folder.",
         discussion: """
-            Prints the URL, the CA file to trust, the pins, a sample policy file and a development \
-            account. Routes: POST /auth/login, POST /oauth/token, GET/PATCH /user/profile, \
-            GET /mtls/whoami, and the diagnostic /echo, /status/{code}, /flaky/{key}, /slow. \
+            Prints the URL, the CA file to trust, the pins, a policy file that already trusts the \
+            CA (load it with TransportSecurityPolicy(contentsOfFile:)) and a development account. \
+            The folder (default ./securenet-dev) holds the client certificate's private key: keep \
+            it out of version control.
+
+            Routes: POST /auth/login, POST /oauth/token, POST /oauth/revoke, \
+            GET/PATCH /user/profile, GET /mtls/whoami, and the diagnostic /echo/**, \
+            /status/{code}, /flaky/{key}?failures=N&status=S&retry_after=R, /slow?ms=N. \
             Stop it with Ctrl-C. For development only: the PKI and account are made up for this run.
 
             Examples:
@@ -17,7 +22,8 @@ struct Serve: AsyncParsableCommand {
               securenet serve --directory /tmp/dev --port 8443 --access-token-lifetime 30
               securenet serve --json
 
-            Exit status: 0 stopped, 1 it could not start (the port is taken, the folder cannot be             written), 64 a usage error.
+            Exit status: 0 stopped, 1 it could not start (the port is taken, the folder cannot be \
+            written), 64 a usage error.
             """
     )
 
@@ -26,6 +32,8 @@ struct Serve: AsyncParsableCommand {
 
     struct SummaryOutput: Encodable {
         let url: String
+        let directory: String
+        let note: String
         let caFile: String
         let serverChainFile: String
         let clientCertificateFile: String
@@ -36,7 +44,10 @@ struct Serve: AsyncParsableCommand {
         let password: String
     }
 
-    @Option(help: "The folder for the CA, chain, client identity and policy files.")
+    @Option(
+        help:
+            "The folder for the CA, chain, client identity and policy files (it holds a private key: keep it out of version control)."
+    )
     var directory: String = "securenet-dev"
 
     @Option(help: "The port on 127.0.0.1 (0 picks a free one).")
@@ -68,6 +79,8 @@ struct Serve: AsyncParsableCommand {
         if self.json {
             let output = SummaryOutput(
                 url: summary.url.absoluteString,
+                directory: summary.policyFile.deletingLastPathComponent().path,
+                note: Self.privateKeyNote,
                 caFile: summary.caFile.path,
                 serverChainFile: summary.serverChainFile.path,
                 clientCertificateFile: summary.clientCertificateFile.path,
@@ -93,8 +106,12 @@ struct Serve: AsyncParsableCommand {
         await development.server.shutdown()
     }
 
+    static let privateKeyNote = "the folder holds a private key: keep it out of version control"
+
     private func printSummary(_ summary: DevelopmentServer.Summary, _ say: (String) -> Void) {
         say("reference auth server: \(summary.url)")
+        say("files in:              \(summary.policyFile.deletingLastPathComponent().path)")
+        say("                       (\(Self.privateKeyNote))")
         say("trust this CA:         \(summary.caFile.path)")
         say("server chain:          \(summary.serverChainFile.path)")
         say("client certificate:    \(summary.clientCertificateFile.path) (key: \(summary.clientKeyFile.path))")
@@ -102,7 +119,8 @@ struct Serve: AsyncParsableCommand {
         for (name, pin) in summary.pins {
             say("  \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(pin)")
         }
-        say("policy file:           \(summary.policyFile.path)")
+        say("policy file:           \(summary.policyFile.path) (trusts the CA: load it with")
+        say("                       TransportSecurityPolicy(contentsOfFile:))")
         say((try? String(contentsOf: summary.policyFile, encoding: .utf8)) ?? "")
         say("development account:   \(summary.email) / \(summary.password)")
         say("\nCtrl-C to stop.")
