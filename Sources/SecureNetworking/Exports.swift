@@ -4,3 +4,5 @@
 @_exported import SecureStorage
 @_exported import ServerTrust
 @_exported import TokenAuth
+// swift-certificates' `Certificate`, which trust anchors and client identities take.
+@_exported import X509
