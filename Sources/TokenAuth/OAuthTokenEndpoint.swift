@@ -63,10 +63,14 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     public let client: ClientAuthentication
     /// How the body is encoded. Default: form.
     public let encoding: BodyEncoding
-    /// The revocation endpoint (RFC 7009), if the server has one: a ``TokenManager`` revokes the
-    /// refresh token there when the user signs out. Requests to it are always form-encoded, as
-    /// RFC 7009 §2.1 requires.
+    /// The revocation endpoint (RFC 7009) the endpoint was given, if any: a ``TokenManager``
+    /// revokes the refresh token there when the user signs out. Requests to it are always
+    /// form-encoded, as RFC 7009 §2.1 requires. nil with ``Revocation/advertised``.
     public let revocationURL: URL?
+    /// Where a sign-out revokes the refresh token.
+    public let revocation: Revocation
+    /// The metadata reader of ``Revocation/advertised``.
+    let discovery: RevocationDiscovery?
     /// The DPoP signer (RFC 9449), when the tokens are to be bound to its key: every token
     /// request carries a proof (§5), a `use_dpop_nonce` challenge is answered with the nonce the
     /// endpoint supplied, up to ``DPoPNonceRetry/maximumRetries`` times (§8), and a token response must say `token_type: DPoP` (a
@@ -74,7 +78,52 @@ public struct OAuthTokenEndpoint: TokenRefresher {
     /// ``TokenAuthError/Code/invalidResponse``).
     public let dpop: DPoPSigner?
 
+    /// Where a sign-out revokes the refresh token (RFC 7009).
+    public struct Revocation: Sendable, CustomStringConvertible {
+        enum Kind: Sendable {
+            case none
+            case url(URL)
+            case advertised
+        }
+
+        let kind: Kind
+
+        /// No revocation: a sign-out only forgets the tokens on the device, and the refresh token
+        /// stays valid at the server until it expires or is used by whoever holds a copy.
+        public static let none = Revocation(kind: .none)
+
+        /// The revocation endpoint at `url`.
+        ///
+        /// - Parameter url: the endpoint, usually on the token endpoint's server.
+        public static func at(_ url: URL) -> Revocation { Revocation(kind: .url(url)) }
+
+        /// The `revocation_endpoint` the server advertises in its authorization server metadata
+        /// (RFC 8414, `/.well-known/oauth-authorization-server` on the token endpoint's origin),
+        /// read at the first sign-out and remembered. It is used only when it is on the token
+        /// endpoint's own origin (scheme, host and port) and the metadata's `issuer` is that
+        /// origin, so a refresh token never goes to a host the app did not configure. A server
+        /// that publishes no metadata, or none naming a revocation endpoint, is not revoked at.
+        public static let advertised = Revocation(kind: .advertised)
+
+        /// `none`, `advertised`, or the endpoint's URL.
+        public var description: String {
+            switch self.kind {
+            case .none: "none"
+            case .url(let url): url.absoluteString
+            case .advertised: "advertised"
+            }
+        }
+    }
+
     /// Creates an endpoint client.
+    ///
+    /// - Parameters:
+    ///   - url: the token endpoint.
+    ///   - transport: the transport requests go through (its policy and pins apply).
+    ///   - client: how the client authenticates.
+    ///   - encoding: how request bodies are encoded. Default form.
+    ///   - revocationURL: the revocation endpoint (RFC 7009), if the server has one. Default nil.
+    ///   - dpop: the DPoP signer, when the tokens are to be bound to its key. Default nil.
     public init(
         url: URL,
         transport: any HTTPTransport,
@@ -83,19 +132,63 @@ public struct OAuthTokenEndpoint: TokenRefresher {
         revocationURL: URL? = nil,
         dpop: DPoPSigner? = nil
     ) {
+        self.init(
+            url: url,
+            transport: transport,
+            client: client,
+            encoding: encoding,
+            revocation: revocationURL.map(Revocation.at) ?? .none,
+            dpop: dpop
+        )
+    }
+
+    /// Creates an endpoint client that revokes where `revocation` says.
+    ///
+    /// - Parameters:
+    ///   - url: the token endpoint.
+    ///   - transport: the transport requests go through (its policy and pins apply).
+    ///   - client: how the client authenticates.
+    ///   - encoding: how request bodies are encoded. Default form.
+    ///   - revocation: where a sign-out revokes the refresh token: ``Revocation/advertised``
+    ///     reads the server's metadata (RFC 8414).
+    ///   - dpop: the DPoP signer, when the tokens are to be bound to its key. Default nil.
+    public init(
+        url: URL,
+        transport: any HTTPTransport,
+        client: ClientAuthentication,
+        encoding: BodyEncoding = .form,
+        revocation: Revocation,
+        dpop: DPoPSigner? = nil
+    ) {
         self.url = url
         self.transport = transport
         self.client = client
         self.encoding = encoding
-        self.revocationURL = revocationURL
+        self.revocation = revocation
+        switch revocation.kind {
+        case .url(let revocationURL):
+            self.revocationURL = revocationURL
+            self.discovery = nil
+        case .advertised:
+            self.revocationURL = nil
+            self.discovery = RevocationDiscovery(tokenEndpoint: url)
+        case .none:
+            self.revocationURL = nil
+            self.discovery = nil
+        }
         self.dpop = dpop
     }
 
-    /// Revokes the refresh token at ``revocationURL`` (RFC 7009 §2.1, `token_type_hint`
-    /// `refresh_token`); does nothing without one.
+    /// Revokes the refresh token (RFC 7009 §2.1, `token_type_hint` `refresh_token`) at
+    /// ``revocationURL``, or at the endpoint the server advertises with ``Revocation/advertised``;
+    /// does nothing when there is none.
     public func revoke(refreshToken: String) async throws(TokenAuthError) {
-        guard let revocationURL = self.revocationURL else { return }
-        try await self.revoke(refreshToken, typeHint: "refresh_token", at: revocationURL)
+        var endpoint = self.revocationURL
+        if endpoint == nil, let discovery = self.discovery {
+            endpoint = try await discovery.endpoint(using: self.transport)
+        }
+        guard let endpoint else { return }
+        try await self.revoke(refreshToken, typeHint: "refresh_token", at: endpoint)
     }
 
     /// Revokes a token (RFC 7009 §2.1) with the endpoint's client authentication. The server

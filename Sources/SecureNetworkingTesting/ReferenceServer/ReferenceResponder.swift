@@ -114,9 +114,28 @@ struct ReferenceResponder: HTTPResponder {
             }
         case ("slow", 1):
             return await self.only([.get], exchange) { await self.slow($0) }
+        case (".well-known", 2) where segments.last == "oauth-authorization-server":
+            return await self.only([.get], exchange) { self.metadata($0) }
         default:
             return ReferenceHTTP.error(.notFound, "not_found")
         }
+    }
+
+    /// `GET /.well-known/oauth-authorization-server`: the server's metadata (RFC 8414 §3.2), with
+    /// the issuer and endpoints on the origin the request was sent to.
+    private func metadata(_ exchange: Exchange) -> Response {
+        let issuer = "https://\(exchange.authority)"
+        return ReferenceHTTP.json(
+            .ok,
+            [
+                "issuer": issuer,
+                "authorization_endpoint": issuer + "/oauth/authorize",
+                "token_endpoint": issuer + "/oauth/token",
+                "revocation_endpoint": issuer + "/oauth/revoke",
+                "grant_types_supported": ["authorization_code", "refresh_token", "password"],
+                "code_challenge_methods_supported": ["S256"],
+            ]
+        )
     }
 
     /// Runs `handler` when the method is one of `methods`; 405 with `Allow` otherwise.
