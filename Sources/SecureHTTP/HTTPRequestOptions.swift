@@ -78,6 +78,12 @@ public struct HTTPRequestOptions: Sendable {
     public var forwardsBodyAcrossOrigins: Bool
     /// A field bound when the request has its connection; nil (the default) binds nothing.
     public var credential: Credential?
+    /// How long this request may take, from the call to the last byte of the response, redirects
+    /// included; nil (the default) uses the transport's
+    /// `HTTPTransportConfiguration.timeouts.request`, whether this is longer or shorter.
+    /// Past it the request fails with ``SecureHTTPError/Code/deadlineExceeded``. (`URLSessionTransport`
+    /// keeps its sessions' resource timeout, the transport's, which cuts a longer one short.)
+    public var timeout: Duration?
     /// Called when the head of a final (non-1xx) response arrives, before its body is read: once
     /// per hop, redirects included. `NIOHTTPTransport` calls it on the connection's event loop:
     /// keep it short (the URLSession transport does not call it). For

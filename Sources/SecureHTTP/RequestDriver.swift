@@ -157,8 +157,8 @@ final class RequestDriver: Sendable {
         if Task.isCancelled {
             throw SecureHTTPError(.cancelled, "the request was cancelled before it started")
         }
-        let deadline = ContinuousClock.now.advanced(by: self.configuration.timeouts.request)
-        let timeout = self.configuration.timeouts.request
+        let timeout = options.timeout ?? self.configuration.timeouts.request
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         do {
             return try await withThrowingTaskGroup(of: HTTPTransportResponse?.self) { group in
                 group.addTask {
@@ -205,7 +205,7 @@ final class RequestDriver: Sendable {
         if Task.isCancelled {
             throw SecureHTTPError(.cancelled, "the request was cancelled before it started")
         }
-        let timeout = self.configuration.timeouts.request
+        let timeout = options.timeout ?? self.configuration.timeouts.request
         let deadline = ContinuousClock.now.advanced(by: timeout)
         do {
             return try await self.followRedirects(request, body: body, options: options) {

@@ -12,7 +12,7 @@ import NIOTLS
 /// HTTP/2, or either as ALPN decides (``TLS/httpVersions``).
 ///
 /// It records every request and counts connections, completed TLS handshakes, HTTP/2 connections
-/// and streams, so tests can assert what reached the server (or that nothing did). Use ``withLoopbackHTTPServer(_:handler:_:)``
+/// and streams, so tests can assert what reached the server (or that nothing did). Use ``withLoopbackHTTPServer(_:handler:isolation:_:)``
 /// so it always stops.
 public final class LoopbackHTTPServer: Sendable {
     /// How the server speaks TLS.
@@ -393,11 +393,12 @@ public final class LoopbackHTTPServer: Sendable {
 }
 
 /// Runs `body` with a started server and stops it afterwards, however `body` ends.
-public func withLoopbackHTTPServer<Result: Sendable>(
+public func withLoopbackHTTPServer<Result>(
     _ tls: LoopbackHTTPServer.TLS?,
     handler: @escaping @Sendable (LoopbackHTTPServer.RecordedRequest) -> LoopbackHTTPServer.Response = { _ in
         .text("ok")
     },
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (LoopbackHTTPServer) async throws -> Result
 ) async throws -> Result {
     let server = try await LoopbackHTTPServer.start(tls: tls, handler: handler)

@@ -14,7 +14,10 @@ import Darwin
 /// port, no other socket can bind it, and a connection to it is refused (RST).
 ///
 /// - Throws: `RefusingPortError` when the socket cannot be made.
-public func withRefusingLoopbackPort<Result: Sendable>(_ body: (Int) async throws -> Result) async throws -> Result {
+public func withRefusingLoopbackPort<Result>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (Int) async throws -> Result
+) async throws -> Result {
     let port = try RefusingPort()
     defer { port.close() }
     return try await body(port.number)

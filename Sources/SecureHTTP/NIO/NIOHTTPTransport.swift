@@ -28,7 +28,7 @@ import ServerTrust
 /// an HTTP/2 connection for another name its certificate covers; this transport never does),
 /// even when the certificate covers several names.
 ///
-/// Call ``shutdown()`` when done, or use ``withNIOHTTPTransport(configuration:eventLoopGroup:_:)``.
+/// Call ``shutdown()`` when done, or use ``withNIOHTTPTransport(configuration:eventLoopGroup:isolation:_:)``.
 public final class NIOHTTPTransport: HTTPTransport {
     /// What the transport has done so far (for tests, diagnostics and benchmarks).
     public struct Statistics: Hashable, Sendable {
@@ -238,9 +238,10 @@ public final class NIOHTTPTransport: HTTPTransport {
 }
 
 /// Runs `body` with a transport and shuts it down afterwards, however `body` ends.
-public func withNIOHTTPTransport<Result: Sendable>(
+public func withNIOHTTPTransport<Result>(
     configuration: HTTPTransportConfiguration = HTTPTransportConfiguration(),
     eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (NIOHTTPTransport) async throws -> Result
 ) async throws -> Result {
     let transport = try NIOHTTPTransport(configuration: configuration, eventLoopGroup: eventLoopGroup)

@@ -48,9 +48,13 @@ import ServiceLifecycle
 ///   key (default 1) answer S (default 503), with `Retry-After: R` when given; later calls 200
 ///   `{"attempts"}`, the calls for the key so far.
 /// - `GET /slow?ms=N` → 200 after N milliseconds, at most 10 seconds.
+/// - `POST /oauth/revoke`, form-encoded `token` and an optional `token_type_hint` (RFC 7009) →
+///   200 whether or not the token was known; a refresh token's family is revoked.
+/// - `GET /.well-known/oauth-authorization-server` → the server's metadata (RFC 8414): `issuer`
+///   and the authorization, token and revocation endpoints, on the origin the request reached.
 /// - Anything else → 404 `not_found`; a known path with another method → 405 with `Allow`.
 ///
-/// Start it with ``withReferenceAuthServer(_:_:)`` so it always stops, or pair
+/// Start it with ``withReferenceAuthServer(_:isolation:_:)`` so it always stops, or pair
 /// ``start(_:)`` with ``shutdown()``.
 ///
 /// - Important: A test server. Everything lives in memory, the JWT signing key is generated
@@ -243,6 +247,7 @@ public final class ReferenceAuthServer: Sendable {
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 public func withReferenceAuthServer<Result>(
     _ configuration: ReferenceAuthServer.Configuration,
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (ReferenceAuthServer) async throws -> Result
 ) async throws -> Result {
     let server = try await ReferenceAuthServer.start(configuration)
