@@ -123,6 +123,13 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         self.pinReport = pinReport
     }
 
+    /// The ``message`` and, for a refused server or URL, the ServerTrust reason, in one line
+    /// for people: "localhost is not trusted: the certificate expired …". No code, no secret.
+    public var explanation: String {
+        guard let serverTrustError, !serverTrustError.message.isEmpty else { return self.message }
+        return "\(self.message): \(serverTrustError.message)"
+    }
+
     /// `code: message`, with the ServerTrust reason when there is one.
     public var description: String {
         if let serverTrustError {

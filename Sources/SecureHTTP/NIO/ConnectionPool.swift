@@ -567,7 +567,10 @@ final class ConnectionPool: Sendable {
                     "the client certificate and key do not form a usable identity"
                 )
             }
-            throw SecureHTTPError(.tlsFailure, "the TLS context could not be created: \(error)")
+            throw SecureHTTPError(
+                .tlsFailure,
+                "the TLS context could not be created: \(TransportErrorText.sentence(for: error))"
+            )
         }
     }
 }

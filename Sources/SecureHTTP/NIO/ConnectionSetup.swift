@@ -307,9 +307,16 @@ enum ConnectionSetup {
             if budget < timeouts.connect {
                 return SecureHTTPError(.deadlineExceeded, "the request deadline passed while connecting to \(target)")
             }
-            return SecureHTTPError(.connectTimeout, "no connection to \(target) within \(timeouts.connect)")
+            return SecureHTTPError(
+                .connectTimeout,
+                "connecting to \(target) timed out after \(TransportErrorText.seconds(timeouts.connect))"
+            )
         }
-        return SecureHTTPError(.connectFailed, "could not connect to \(target): \(error)")
+        let peer = proxy.map { "\($0.host):\($0.port)" } ?? "\(origin.host):\(origin.port)"
+        return SecureHTTPError(
+            .connectFailed,
+            "could not connect to \(target): \(TransportErrorText.sentence(for: error, peer: peer))"
+        )
     }
 
     /// Opens a `CONNECT` tunnel to `origin` through `proxy` (RFC 9110 §9.3.6) with NIO's HTTP/1
@@ -360,7 +367,10 @@ enum ConnectionSetup {
                         try bound.value.2()
                     } catch {
                         negotiated.fail(
-                            SecureHTTPError(.connectFailed, "the tunnel to \(origin) could not be set up: \(error)")
+                            SecureHTTPError(
+                                .connectFailed,
+                                "the tunnel to \(origin) could not be set up: \(TransportErrorText.sentence(for: error))"
+                            )
                         )
                         channel.close(promise: nil)
                     }
@@ -379,7 +389,9 @@ enum ConnectionSetup {
 
     /// What a `NIOHTTP1ProxyConnectHandler` failure says, without the proxy's headers.
     private static func describe(proxyError error: any Error) -> String {
-        guard let error = error as? NIOHTTP1ProxyConnectHandler.Error else { return "\(error)" }
+        guard let error = error as? NIOHTTP1ProxyConnectHandler.Error else {
+            return TransportErrorText.sentence(for: error)
+        }
         switch error {
         case .proxyAuthenticationRequired(): return "it asked for authentication (407)"
         case .invalidProxyResponseHead(HTTPResponseHead(version: .http1_1, status: .ok)):
@@ -441,7 +453,7 @@ enum ConnectionSetup {
                         continuation.resume(
                             throwing: SecureHTTPError(
                                 .tlsHandshakeTimeout,
-                                "the TLS handshake with \(origin) took longer than \(timeouts.tlsHandshake)"
+                                "the TLS handshake with \(origin) timed out after \(TransportErrorText.seconds(timeouts.tlsHandshake))"
                             )
                         )
                     }
@@ -568,7 +580,12 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
             }
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         } catch {
-            promise.fail(SecureHTTPError(.connectFailed, "the connection could not be set up: \(error)"))
+            promise.fail(
+                SecureHTTPError(
+                    .connectFailed,
+                    "the connection could not be set up: \(TransportErrorText.sentence(for: error))"
+                )
+            )
             context.close(promise: nil)
         }
         context.fireUserInboundEventTriggered(event)

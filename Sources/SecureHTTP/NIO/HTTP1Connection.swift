@@ -73,7 +73,7 @@ final class HTTP1Connection: Sendable {
             channel.close(promise: nil)
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }
             if let error = error as? SecureHTTPError { throw error }
-            throw SecureHTTPError(.connectionClosed, "the exchange failed: \(error)")
+            throw SecureHTTPError(.connectionClosed, "the exchange failed: \(TransportErrorText.sentence(for: error))")
         }
     }
 

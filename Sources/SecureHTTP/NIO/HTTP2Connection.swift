@@ -100,7 +100,10 @@ final class HTTP2Connection: Sendable {
                         let notSent: @Sendable (any Error) -> SecureHTTPError = { error in
                             var reason =
                                 closeReason.withLockedValue { $0 }
-                                ?? SecureHTTPError(.connectionClosed, "the HTTP/2 stream could not be opened: \(error)")
+                                ?? SecureHTTPError(
+                                    .connectionClosed,
+                                    "the HTTP/2 stream could not be opened: \(TransportErrorText.sentence(for: error))"
+                                )
                             reason.requestWasNotSent = true
                             return reason
                         }
@@ -152,7 +155,7 @@ final class HTTP2Connection: Sendable {
         } catch {
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }
             if let error = error as? SecureHTTPError { throw error }
-            throw SecureHTTPError(.connectionClosed, "the exchange failed: \(error)")
+            throw SecureHTTPError(.connectionClosed, "the exchange failed: \(TransportErrorText.sentence(for: error))")
         }
     }
 

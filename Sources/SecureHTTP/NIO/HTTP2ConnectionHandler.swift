@@ -207,9 +207,15 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             // A frame from the server that breaks RFC 9113 or exceeds what this client announced
             // (a header list over SETTINGS_MAX_HEADER_LIST_SIZE, a frame that does not parse):
             // a connection error (§5.4.1), and a response this client refuses.
-            mapped = SecureHTTPError(.invalidResponse, "the server broke the HTTP/2 protocol: \(error)")
+            mapped = SecureHTTPError(
+                .invalidResponse,
+                "the server broke the HTTP/2 protocol (\(TransportErrorText.typeName(of: error)))"
+            )
         } else {
-            mapped = SecureHTTPError(.connectionClosed, "the HTTP/2 connection failed: \(error)")
+            mapped = SecureHTTPError(
+                .connectionClosed,
+                "the HTTP/2 connection failed: \(TransportErrorText.sentence(for: error))"
+            )
         }
         self.fail(context: context, mapped)
     }

@@ -141,7 +141,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         opened.futureResult.assumeIsolated().whenFailure { error in
             var reason =
                 self.connectionCloseReason.withLockedValue { $0 }
-                ?? SecureHTTPError(.connectionClosed, "the HTTP/2 stream could not be opened: \(error)")
+                ?? SecureHTTPError(
+                    .connectionClosed,
+                    "the HTTP/2 stream could not be opened: \(TransportErrorText.sentence(for: error))"
+                )
             reason.requestWasNotSent = true
             self.fail(context: context, reason)
         }
@@ -251,7 +254,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         } else if let error = error as? SecureHTTPError {
             mapped = error
         } else {
-            mapped = SecureHTTPError(.invalidResponse, "the HTTP/2 stream failed: \(error)")
+            mapped = SecureHTTPError(
+                .invalidResponse,
+                "the HTTP/2 stream failed: \(TransportErrorText.sentence(for: error))"
+            )
         }
         self.fail(context: context, mapped)
     }

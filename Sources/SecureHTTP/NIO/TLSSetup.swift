@@ -204,8 +204,11 @@ enum TLSSetup {
             return SecureHTTPError(.clientCertificateRequired, "\(host) refused the client certificate")
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            return SecureHTTPError(.tlsFailure, "TLS with \(host) failed: \(text)")
+            return SecureHTTPError(.tlsFailure, "TLS with \(host) failed: \(TransportErrorText.sentence(for: error))")
         }
-        return SecureHTTPError(.connectFailed, "the connection to \(host) failed: \(text)")
+        return SecureHTTPError(
+            .connectFailed,
+            "the connection to \(host) failed: \(TransportErrorText.sentence(for: error))"
+        )
     }
 }
