@@ -405,8 +405,10 @@ struct APIClientLiveTests {
                     try await client.signIn(login)
                     Issue.record("signed in with a wrong password")
                 } catch let error as APIError {
-                    #expect(error.code == .unauthorized)
+                    #expect(error.code == .invalidCredentials)
+                    #expect(error.status == 401)
                     #expect(error.serverErrorCode == "invalid_credentials")
+                    #expect(error.userMessage == "The e-mail or password is wrong.")
                 }
                 #expect(await client.tokens?.isSignedIn == false)
                 #expect(fixture.server.statistics.tokenEndpointCalls == 0)
@@ -447,7 +449,7 @@ struct APIClientLiveTests {
                 )
                 for _ in 0..<5 {
                     let error = await #expect(throws: APIError.self) { try await client.signIn(wrong) }
-                    #expect(error?.code == .unauthorized)
+                    #expect(error?.code == .invalidCredentials)
                 }
                 fixture.serverClock.advance(100)
                 // The right password now: the server still refuses until the window moves on.

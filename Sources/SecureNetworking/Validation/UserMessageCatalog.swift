@@ -7,24 +7,69 @@ public struct UserMessageCatalog: Sendable {
     public var messages: [String: String]
     /// Messages by HTTP status, used when the code is unknown.
     public var statusMessages: [Int: String]
+    /// Messages for the situations the library recognises itself (a refused sign-in, an ended
+    /// session, a timeout, …), used before the status messages.
+    public var situationMessages: [Situation: String]
     /// The message when nothing more specific is known.
     public var fallback: String
 
-    /// Creates a catalog; the status messages default to ``standardStatusMessages``.
+    /// A situation a user needs told apart, recognised from an ``APIError``'s code and the
+    /// transport's error rather than from a status.
+    public struct Situation: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+
+        /// The name of the situation.
+        public var description: String { self.name }
+
+        /// The sign-in was refused: ``APIError/Code/invalidCredentials``.
+        public static let invalidCredentials = Situation(name: "invalidCredentials")
+        /// The session ended and the user must sign in again: ``APIError/Code/signedOut``.
+        public static let signedOut = Situation(name: "signedOut")
+        /// The request, or the TLS handshake, did not finish within its time.
+        public static let timedOut = Situation(name: "timedOut")
+        /// No connection could be made: refused, host not found, no network, connect timeout, a
+        /// proxy that would not tunnel.
+        public static let unreachable = Situation(name: "unreachable")
+        /// The connection closed or was reset before the answer was complete.
+        public static let connectionLost = Situation(name: "connectionLost")
+        /// The connection could not be made secure: a refused certificate or pin, the transport
+        /// policy, a TLS version or cipher suite, a client certificate.
+        public static let insecureConnection = Situation(name: "insecureConnection")
+    }
+
+    /// Creates a catalog; the status and situation messages default to the standard ones.
+    ///
+    /// - Parameters:
+    ///   - messages: messages by server error code.
+    ///   - statusMessages: messages by HTTP status.
+    ///   - situationMessages: messages by situation.
+    ///   - fallback: the message when nothing more specific is known.
     public init(
         messages: [String: String] = [:],
         statusMessages: [Int: String] = UserMessageCatalog.standardStatusMessages,
+        situationMessages: [Situation: String] = UserMessageCatalog.standardSituationMessages,
         fallback: String = "Something went wrong. Please try again."
     ) {
         self.messages = messages
         self.statusMessages = statusMessages
+        self.situationMessages = situationMessages
         self.fallback = fallback
     }
+
+    /// Plain messages for the situations the library recognises.
+    public static let standardSituationMessages: [Situation: String] = [
+        .invalidCredentials: "The e-mail or password is wrong.",
+        .signedOut: "Your session has ended. Please sign in again.",
+        .timedOut: "The server took too long to answer. Please try again.",
+        .unreachable: "The server could not be reached. Please check your connection and try again.",
+        .connectionLost: "The connection to the server was lost. Please try again.",
+        .insecureConnection: "A secure connection to the server could not be established.",
+    ]
 
     /// Plain messages for the statuses an app meets most.
     public static let standardStatusMessages: [Int: String] = [
         400: "The request could not be completed. Please check what you entered.",
-        401: "Your session has ended. Please sign in again.",
+        401: "You are not allowed to do this.",
         403: "You don't have permission to do that.",
         404: "We couldn't find what you were looking for.",
         409: "This was changed elsewhere. Please refresh and try again.",
@@ -61,13 +106,19 @@ public struct UserMessageCatalog: Sendable {
             let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
         else { return nil }
         for key in ["code", "error", "error_code"] {
-            guard let code = object[key] as? String, (1...64).contains(code.utf8.count) else { continue }
-            let isIdentifier = code.utf8.allSatisfy { byte in
+            guard let code = object[key] as? String, Self.isIdentifier(code) else { continue }
+            return code
+        }
+        return nil
+    }
+
+    /// Whether `code` is a short identifier (letters, digits, `_`, `-`, `.`; 1 to 64 bytes), not
+    /// prose.
+    static func isIdentifier(_ code: String) -> Bool {
+        (1...64).contains(code.utf8.count)
+            && code.utf8.allSatisfy { byte in
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
                     || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             }
-            if isIdentifier { return code }
-        }
-        return nil
     }
 }
