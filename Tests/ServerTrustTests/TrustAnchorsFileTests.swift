@@ -90,6 +90,14 @@ struct TrustAnchorsFileTests {
         #expect(tooLarge?.code == .unreadableFile)
         #expect(tooLarge?.message.contains("at most") == true)
 
+        // A device is read no further than the limit.
+        if FileManager.default.fileExists(atPath: "/dev/zero") {
+            #expect(Self.failure { _ = try TrustAnchors.system(addingPEMFile: "/dev/zero") }?.code == .unreadableFile)
+        }
+        #expect(Self.failure { _ = try TrustAnchors.system(addingPEMFile: folder.url.path) }?.code == .unreadableFile)
+        let empty = try folder.write("empty.pem", "")
+        #expect(Self.failure { _ = try TrustAnchors.system(addingPEMFile: empty) }?.code == .notACertificate)
+
         #expect(Self.failure { _ = try TrustAnchors.loadCertificates(pem: "ca.pem") }?.code == .notACertificate)
     }
 

@@ -84,23 +84,26 @@ extension TrustAnchors {
 }
 
 /// The bytes of a trust-anchor file, at most ``TrustAnchors/maximumCertificateFileSize``.
+///
+/// It reads at most one byte more than the limit, so a device or a pipe given by mistake
+/// (`/dev/zero`) fails as too large instead of filling memory.
 /// - Throws: ``ServerTrustError/Code/unreadableFile`` naming the path.
 func readAnchorFile(_ path: String) throws(ServerTrustError) -> [UInt8] {
-    let url = URL(fileURLWithPath: path)
-    let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? nil
-    if let size, size > TrustAnchors.maximumCertificateFileSize {
+    let limit = TrustAnchors.maximumCertificateFileSize
+    let data: Data?
+    do {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        data = try handle.read(upToCount: limit + 1)
+    } catch {
+        throw ServerTrustError(.unreadableFile, "cannot read the certificate file '\(path)'")
+    }
+    let bytes = data.map(Array.init) ?? []
+    guard bytes.count <= limit else {
         throw ServerTrustError(
             .unreadableFile,
-            "the certificate file '\(path)' is \(size) bytes; at most \(TrustAnchors.maximumCertificateFileSize) are read"
+            "the certificate file '\(path)' is larger than \(limit) bytes; at most \(limit) are read"
         )
     }
-    let data = try readFile(path, what: "the certificate file")
-    // The file may have grown between the two looks.
-    guard data.count <= TrustAnchors.maximumCertificateFileSize else {
-        throw ServerTrustError(
-            .unreadableFile,
-            "the certificate file '\(path)' is larger than \(TrustAnchors.maximumCertificateFileSize) bytes"
-        )
-    }
-    return Array(data)
+    return bytes
 }
