@@ -290,8 +290,15 @@ final class URLSessionTaskTable: @unchecked Sendable {
                 .clientCertificateRequired,
                 "\(host) requires a client certificate it accepts (URLError \(code.rawValue))"
             )
-        case .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet:
-            return SecureHTTPError(.connectFailed, "could not connect to \(host) (URLError \(code.rawValue))")
+        case .cannotFindHost, .dnsLookupFailed:
+            let cause = TransportErrorText.Cause.hostNotFound(host)
+            return SecureHTTPError(.connectFailed, "could not connect to \(host): \(cause.sentence)")
+        case .cannotConnectToHost:
+            let cause = TransportErrorText.Cause.refused(peer: host)
+            return SecureHTTPError(.connectFailed, "could not connect to \(host): \(cause.sentence)")
+        case .notConnectedToInternet:
+            let cause = TransportErrorText.Cause.offline
+            return SecureHTTPError(.connectFailed, "could not connect to \(host): \(cause.sentence)")
         case .networkConnectionLost:
             return SecureHTTPError(
                 .connectionClosed,
