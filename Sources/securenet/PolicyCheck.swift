@@ -164,7 +164,11 @@ struct PolicyCheck: ParsableCommand {
             policy = read.policy
             warnings += read.warnings.map(\.description)
         } else {
-            policy = try TransportSecurityPolicy(json: data)
+            // Relative "trustAnchors" files are read from the policy file's folder, as the app reads them.
+            policy = try TransportSecurityPolicy(
+                json: data,
+                relativeTo: URL(fileURLWithPath: self.file).deletingLastPathComponent()
+            )
         }
         warnings += policy.securityWarnings
         let requiringCT =

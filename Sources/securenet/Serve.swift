@@ -13,6 +13,7 @@ struct Serve: AsyncParsableCommand {
             it out of version control.
 
             Routes: POST /auth/login, POST /oauth/token, POST /oauth/revoke, \
+            GET /.well-known/oauth-authorization-server (RFC 8414 metadata), \
             GET/PATCH /user/profile, GET /mtls/whoami, and the diagnostic /echo/**, \
             /status/{code}, /flaky/{key}?failures=N&status=S&retry_after=R, /slow?ms=N. \
             Stop it with Ctrl-C. For development only: the PKI and account are made up for this run.

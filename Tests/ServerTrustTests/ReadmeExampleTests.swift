@@ -38,8 +38,16 @@ struct ReadmeExampleTests {
         let readme = try String(contentsOf: Self.readme, encoding: .utf8)
         let start = try #require(readme.range(of: "```json\n"))
         let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
-        let policy = try TransportSecurityPolicy(json: Data(readme[start.upperBound..<end.lowerBound].utf8))
+        // Its trustAnchors name a CA file beside the policy file.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-policy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pki = try TestPKI(referenceTime: Date())
+        try Data(pki.root.pem.utf8).write(to: folder.appendingPathComponent("company-ca.pem"))
+        let policy = try TransportSecurityPolicy(json: Data(readme[start.upperBound..<end.lowerBound].utf8), relativeTo: folder)
         #expect(policy.pinning.rule(for: "api.example.com")?.pins.pins.count == 2)
+        #expect(policy.trustAnchors.includesSystemRoots)
+        #expect(policy.trustAnchors.certificates == [pki.root.certificate])
     }
 
     @Test func theExampleTrustsTheRealServerAndRefusesTheProxy() async throws {

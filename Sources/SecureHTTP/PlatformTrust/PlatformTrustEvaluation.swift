@@ -92,7 +92,10 @@ enum PlatformTrustConclusion: Sendable {
         case .hostNameMismatch:
             ServerTrustError(.hostnameMismatch, "the certificate does not cover \(host) (OSStatus \(status))")
         case .untrusted:
-            ServerTrustError(.untrustedRoot, "Security.framework found no path to a trust anchor (OSStatus \(status))")
+            ServerTrustError(
+                .untrustedRoot,
+                "\(host) is not trusted: Security.framework found no path from its chain to a system root or a trust anchor of this policy (OSStatus \(status)); if it is a company or development CA, add it to the policy's trust anchors: \"trustAnchors\" in the policy file or TrustAnchors.system(adding:)"
+            )
         case .other:
             ServerTrustError(
                 .chainPolicyViolation,
