@@ -76,7 +76,7 @@ struct APIFixture {
             baseURL: baseURL ?? self.server.baseURL,
             transport: transport,
             authentication: .oauth(
-                revocationPath: "oauth/revoke",
+                revocation: .path("oauth/revoke"),
                 client: .publicClient(id: "test-app"),
                 store: store,
                 configuration: tokens,
@@ -92,9 +92,10 @@ struct APIFixture {
 
 /// Starts a reference server for one test and stops it afterwards.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-func withAPIFixture<R: Sendable>(
+func withAPIFixture<R>(
     accessTokenLifetime: Duration = .seconds(300),
     tokenFormat: ReferenceAuthServer.TokenFormat = .jwt,
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (APIFixture) async throws -> R
 ) async throws -> R {
     let pki = try TestPKI(referenceTime: Date())

@@ -5,7 +5,6 @@ import Foundation
 import SecureNetworking
 import SecureNetworkingTesting
 import Testing
-import X509
 
 /// The README's quick start, verbatim apart from the indentation (the test below checks that the
 /// README still says exactly this).
@@ -22,22 +21,26 @@ struct ReadmeQuickStart {
 
     /// Signs in, then loads the profile over a pinned connection; the tokens live in an encrypted file
     /// whose key is kept apart from them.
-    func loadProfile(api: URL, policyFile: String, companyRoot: Certificate, email: String, password: String, tokenFolder: URL, storeKey: URL) async throws -> Profile {
-        var policy = try TransportSecurityPolicy(contentsOfFile: policyFile)  // ATS-style keys and pinnedDomains
-        policy.trustAnchors = .system(adding: [companyRoot])
+    func loadProfile(api: URL, policyFile: String, email: String, password: String, tokenFolder: URL, storeKey: URL) async throws -> Profile {
+        // ATS-style keys, pinnedDomains, and trustAnchors: the CA files the app trusts besides the system's.
+        let policy = try TransportSecurityPolicy(contentsOfFile: policyFile)
         // The key never sits beside the data it protects: another volume or a secrets mount (or a
-    // .passphrase the user types); on Apple platforms, a KeychainStore instead of a file store.
-    let store = EncryptedFileStore(directory: tokenFolder, keySource: .keyFile(at: storeKey))
+        // .passphrase the user types); on Apple platforms, a KeychainStore instead of a file store.
+        let store = EncryptedFileStore(directory: tokenFolder, keySource: .keyFile(at: storeKey))
         let configuration = SecureAPIClient.Configuration(
             baseURL: api,
             policy: policy,
-            authentication: .oauth(client: .publicClient(id: "my-app"), store: store)  // refreshes at POST /oauth/token
+            authentication: .oauth(
+                revocation: .path("oauth/revoke"),  // signOut() revokes the refresh token there
+                client: .publicClient(id: "my-app"),
+                store: store  // refreshes at POST /oauth/token
+            )
         )
         return try await withSecureAPIClient(configuration) { client in
             try await client.signIn(.post("auth/login", body: .json(Login(email: email, password: password)), requiresAuthentication: false))
             // The token is attached, refreshed once when it expires, and a 401 is retried once.
-            // Failures are APIError: .signedOut, .unauthorized, .rateLimited, .transportFailure (pins, policy, TLS), …
-            // and error.userMessage() is a sentence written for users, never the server's text.
+            // Failures are APIError: .invalidCredentials, .signedOut, .unauthorized, .transportFailure (pins, trust, TLS), …
+            // Its message says why, for you; error.userMessage is a sentence for users, never the server's text.
             return try await client.send(Request<Profile>.get("user/profile"))
         }
     }
@@ -90,8 +93,10 @@ struct ReadmeQuickStartTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let policyFile = folder.appendingPathComponent("policy.json")
+        // The company CA beside the policy file, named relative to it.
+        try Data(pki.root.pem.utf8).write(to: folder.appendingPathComponent("company-ca.pem"))
         let pins = "[\"\(pki.intermediate.pin)\", \"\(pki.root.pin)\"]"
-        try Data(#"{"pinnedDomains": {"localhost": {"pins": \#(pins)}}}"#.utf8).write(to: policyFile)
+        try Data(#"{"trustAnchors": {"certificates": ["company-ca.pem"]}, "pinnedDomains": {"localhost": {"pins": \#(pins)}}}"#.utf8).write(to: policyFile)
         let configuration = ReferenceAuthServer.Configuration(
             chain: try pki.validChain(),
             users: [.init(email: "ada@example.com", password: "pa55 w0rd", displayName: "Ada")]
@@ -99,7 +104,7 @@ struct ReadmeQuickStartTests {
         try await withReferenceAuthServer(configuration) { server in
             let quickStart = ReadmeQuickStart()
             let profile = try await quickStart.loadProfile(
-                api: server.baseURL, policyFile: policyFile.path, companyRoot: pki.root.certificate,
+                api: server.baseURL, policyFile: policyFile.path,
                 email: "ada@example.com", password: "pa55 w0rd", tokenFolder: folder.appendingPathComponent("tokens"),
                 storeKey: folder.appendingPathComponent("store.key")
             )
@@ -114,14 +119,14 @@ struct ReadmeQuickStartTests {
 
             do {
                 _ = try await quickStart.loadProfile(
-                    api: server.baseURL, policyFile: policyFile.path, companyRoot: pki.root.certificate,
+                    api: server.baseURL, policyFile: policyFile.path,
                     email: "ada@example.com", password: "wrong", tokenFolder: folder.appendingPathComponent("tokens2"),
                     storeKey: folder.appendingPathComponent("store2.key")
                 )
                 Issue.record("signed in with a wrong password")
             } catch let error as APIError {
-                #expect(error.code == .unauthorized)
-                #expect(error.userMessage() == UserMessageCatalog.standardStatusMessages[401])
+                #expect(error.code == .invalidCredentials)
+                #expect(error.userMessage == "The e-mail or password is wrong.")
             }
         }
     }

@@ -23,14 +23,20 @@ struct RevocationDiscoveryTests {
 
     @Test func theMetadataIsReadOnTheTokenEndpointsOrigin() throws {
         let discovery = try #require(RevocationDiscovery(tokenEndpoint: Self.tokenEndpoint))
-        #expect(discovery.metadataURL.absoluteString == "https://api.example.com:8443/.well-known/oauth-authorization-server")
+        #expect(
+            discovery.metadataURL.absoluteString
+                == "https://api.example.com:8443/.well-known/oauth-authorization-server"
+        )
         // RFC 8414 needs https; a plain http token endpoint gets no discovery.
         #expect(RevocationDiscovery(tokenEndpoint: URL(string: "http://api.example.com/oauth/token")!) == nil)
     }
 
     /// (issuer, revocation_endpoint, used?)
     static let cases: [(String?, String?, String?)] = [
-        ("https://api.example.com:8443", "https://api.example.com:8443/oauth/revoke", "https://api.example.com:8443/oauth/revoke"),
+        (
+            "https://api.example.com:8443", "https://api.example.com:8443/oauth/revoke",
+            "https://api.example.com:8443/oauth/revoke"
+        ),
         (nil, "https://API.example.com:8443/revoke", "https://API.example.com:8443/revoke"),
         ("https://api.example.com:8443/", "https://api.example.com:8443/revoke", "https://api.example.com:8443/revoke"),
         // Another host, port or scheme would receive the refresh token: ignored.
@@ -66,7 +72,11 @@ struct RevocationDiscoveryTests {
             url: discovery.metadataURL
         )
         #expect(discovery.revocationEndpoint(in: oversized) == nil)
-        let array = HTTPTransportResponse(response: HTTPResponse(status: .ok), body: Data("[1]".utf8), url: discovery.metadataURL)
+        let array = HTTPTransportResponse(
+            response: HTTPResponse(status: .ok),
+            body: Data("[1]".utf8),
+            url: discovery.metadataURL
+        )
         #expect(discovery.revocationEndpoint(in: array) == nil)
     }
 
@@ -106,7 +116,11 @@ struct RevocationDiscoveryTests {
                 )
                 var managerConfiguration = TokenManager.Configuration()
                 managerConfiguration.revocationTimeout = .seconds(30)
-                let manager = TokenManager(store: InMemoryStore(), refresher: endpoint, configuration: managerConfiguration)
+                let manager = TokenManager(
+                    store: InMemoryStore(),
+                    refresher: endpoint,
+                    configuration: managerConfiguration
+                )
                 for round in 1...2 {
                     let tokens = try await referenceSignIn(server, user, through: transport)
                     try await manager.signIn(TokenBundle(tokens, receivedAt: Date()))

@@ -39,6 +39,11 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
     public var isIdempotent: Bool
     /// The media types a JSON response may have. Default `application/json` and `*/*+json`.
     public var acceptedContentTypes: [String]
+    /// How long each attempt may take, from sending to the last byte of the answer (redirects
+    /// included); nil (the default) uses the transport's request timeout. Past it the attempt
+    /// fails with ``APIError/Code/transportFailure`` whose transport error is `deadlineExceeded`,
+    /// and is not retried. It may be longer or shorter than the transport's.
+    public var timeout: Duration?
 
     /// Creates a request for `path` (plain text, split at `/`).
     public init(
@@ -80,28 +85,125 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
     }
 
     /// A `GET` request.
-    public static func get(_ path: String, query: [URLQueryItem] = [], requiresAuthentication: Bool = true) -> Request {
-        Request(.get, path: path, query: query, requiresAuthentication: requiresAuthentication)
+    ///
+    /// - Parameters:
+    ///   - path: the path after the client's base URL, plain text split at `/`.
+    ///   - query: the query items, in order.
+    ///   - headers: extra header fields (checked for CR, LF and NUL before sending).
+    ///   - timeout: how long each attempt may take; nil uses the transport's request timeout.
+    ///   - requiresAuthentication: whether the session's access token is attached.
+    public static func get(
+        _ path: String,
+        query: [URLQueryItem] = [],
+        headers: HTTPFields = [:],
+        timeout: Duration? = nil,
+        requiresAuthentication: Bool = true
+    ) -> Request {
+        var request = Request(
+            .get,
+            path: path,
+            query: query,
+            headers: headers,
+            requiresAuthentication: requiresAuthentication
+        )
+        request.timeout = timeout
+        return request
     }
 
     /// A `POST` request with a body.
-    public static func post(_ path: String, body: RequestBody?, requiresAuthentication: Bool = true) -> Request {
-        Request(.post, path: path, body: body, requiresAuthentication: requiresAuthentication)
+    ///
+    /// - Parameters:
+    ///   - path: the path after the client's base URL, plain text split at `/`.
+    ///   - body: the body, encoded when the request is sent.
+    ///   - headers: extra header fields (checked for CR, LF and NUL before sending).
+    ///   - timeout: how long each attempt may take; nil uses the transport's request timeout.
+    ///   - requiresAuthentication: whether the session's access token is attached.
+    public static func post(
+        _ path: String,
+        body: RequestBody?,
+        headers: HTTPFields = [:],
+        timeout: Duration? = nil,
+        requiresAuthentication: Bool = true
+    ) -> Request {
+        var request = Request(
+            .post,
+            path: path,
+            headers: headers,
+            body: body,
+            requiresAuthentication: requiresAuthentication
+        )
+        request.timeout = timeout
+        return request
     }
 
     /// A `PUT` request with a body.
-    public static func put(_ path: String, body: RequestBody?, requiresAuthentication: Bool = true) -> Request {
-        Request(.put, path: path, body: body, requiresAuthentication: requiresAuthentication)
+    ///
+    /// - Parameters:
+    ///   - path: the path after the client's base URL, plain text split at `/`.
+    ///   - body: the body, encoded when the request is sent.
+    ///   - headers: extra header fields (checked for CR, LF and NUL before sending).
+    ///   - timeout: how long each attempt may take; nil uses the transport's request timeout.
+    ///   - requiresAuthentication: whether the session's access token is attached.
+    public static func put(
+        _ path: String,
+        body: RequestBody?,
+        headers: HTTPFields = [:],
+        timeout: Duration? = nil,
+        requiresAuthentication: Bool = true
+    ) -> Request {
+        var request = Request(
+            .put,
+            path: path,
+            headers: headers,
+            body: body,
+            requiresAuthentication: requiresAuthentication
+        )
+        request.timeout = timeout
+        return request
     }
 
     /// A `PATCH` request with a body.
-    public static func patch(_ path: String, body: RequestBody?, requiresAuthentication: Bool = true) -> Request {
-        Request(.patch, path: path, body: body, requiresAuthentication: requiresAuthentication)
+    ///
+    /// - Parameters:
+    ///   - path: the path after the client's base URL, plain text split at `/`.
+    ///   - body: the body, encoded when the request is sent.
+    ///   - headers: extra header fields (checked for CR, LF and NUL before sending).
+    ///   - timeout: how long each attempt may take; nil uses the transport's request timeout.
+    ///   - requiresAuthentication: whether the session's access token is attached.
+    public static func patch(
+        _ path: String,
+        body: RequestBody?,
+        headers: HTTPFields = [:],
+        timeout: Duration? = nil,
+        requiresAuthentication: Bool = true
+    ) -> Request {
+        var request = Request(
+            .patch,
+            path: path,
+            headers: headers,
+            body: body,
+            requiresAuthentication: requiresAuthentication
+        )
+        request.timeout = timeout
+        return request
     }
 
     /// A `DELETE` request.
-    public static func delete(_ path: String, requiresAuthentication: Bool = true) -> Request {
-        Request(.delete, path: path, requiresAuthentication: requiresAuthentication)
+    ///
+    /// - Parameters:
+    ///   - path: the path after the client's base URL, plain text split at `/`.
+    ///   - headers: extra header fields (checked for CR, LF and NUL before sending).
+    ///   - timeout: how long each attempt may take; nil uses the transport's request timeout.
+    ///   - requiresAuthentication: whether the session's access token is attached.
+    public static func delete(
+        _ path: String,
+        headers: HTTPFields = [:],
+        timeout: Duration? = nil,
+        requiresAuthentication: Bool = true
+    ) -> Request {
+        var request = Request(.delete, path: path, headers: headers, requiresAuthentication: requiresAuthentication)
+        request.timeout = timeout
+        return request
     }
 
     /// Sets a header field, refusing a value that holds CR, LF or NUL (which could otherwise

@@ -180,7 +180,7 @@ extension SecureAPIClient {
             case manager(TokenManager)
             case oauth(
                 tokenPath: String,
-                revocationPath: String?,
+                revocation: Revocation,
                 client: OAuthTokenEndpoint.ClientAuthentication,
                 encoding: OAuthTokenEndpoint.BodyEncoding,
                 store: any SecureStore,
@@ -192,6 +192,35 @@ extension SecureAPIClient {
         let source: Source
         /// The DPoP signer of the session's requests, when its tokens are DPoP-bound.
         let dpop: DPoPSigner?
+
+        /// Where ``SecureAPIClient/signOut()`` revokes the refresh token (RFC 7009), after the
+        /// local sign-out, within `TokenManager.Configuration.revocationTimeout`.
+        public struct Revocation: Sendable {
+            enum Kind: Sendable {
+                case none
+                case path(String)
+                case advertised
+            }
+
+            let kind: Kind
+
+            /// The revocation endpoint the server advertises (RFC 8414 metadata at
+            /// `/.well-known/oauth-authorization-server` on the base URL's origin), used only
+            /// when it is on that origin. A server without metadata is not revoked at. The
+            /// default.
+            public static let advertised = Revocation(kind: .advertised)
+
+            /// The revocation endpoint at `path` under the base URL.
+            ///
+            /// - Parameter path: the endpoint's path, e.g. `oauth/revoke`.
+            public static func path(_ path: String) -> Revocation { Revocation(kind: .path(path)) }
+
+            /// No revocation: signing out forgets the tokens on the device only. The refresh
+            /// token stays valid at the server until it expires, so anyone who copied it (a
+            /// backup, a compromised device) can still refresh with it; so does the access
+            /// token, until its own expiry.
+            public static let none = Revocation(kind: .none)
+        }
 
         /// A token manager the app built itself.
         ///
@@ -209,9 +238,10 @@ extension SecureAPIClient {
         ///
         /// - Parameters:
         ///   - tokenPath: the endpoint's path under the base URL. Default `oauth/token`.
-        ///   - revocationPath: the revocation endpoint's path (RFC 7009), if the API has one:
-        ///     ``SecureAPIClient/signOut()`` then revokes the refresh token there (best effort,
-        ///     after the local sign-out). Default nil.
+        ///   - revocation: where ``SecureAPIClient/signOut()`` revokes the refresh token
+        ///     (RFC 7009; best effort, after the local sign-out): ``Revocation/path(_:)`` for
+        ///     an endpoint you know, ``Revocation/advertised`` (the default) for the one the
+        ///     server's metadata names, or ``Revocation/none``.
         ///   - client: how the app identifies itself (a public client for a mobile app).
         ///   - encoding: form (RFC 6749) or JSON bodies.
         ///   - store: where the tokens live (Keychain, `EncryptedFileStore`).
@@ -225,7 +255,7 @@ extension SecureAPIClient {
         ///   - now: the token manager's clock.
         public static func oauth(
             tokenPath: String = "oauth/token",
-            revocationPath: String? = nil,
+            revocation: Revocation = .advertised,
             client: OAuthTokenEndpoint.ClientAuthentication,
             encoding: OAuthTokenEndpoint.BodyEncoding = .form,
             store: any SecureStore,
@@ -236,7 +266,7 @@ extension SecureAPIClient {
             Authentication(
                 source: .oauth(
                     tokenPath: tokenPath,
-                    revocationPath: revocationPath,
+                    revocation: revocation,
                     client: client,
                     encoding: encoding,
                     store: store,

@@ -43,6 +43,8 @@ public final class SecureAPIClient: Sendable {
     public let dpop: DPoPSigner?
     private let ownedTransport: OwnedTransport?
     private let logger: Logger
+    /// Whether ``shutdown()`` was called (read by the debug-build check in `deinit`).
+    private let wasShutDown = Locked(false)
 
     /// A transport the client built, and so shuts down.
     enum OwnedTransport: Sendable {
@@ -114,7 +116,7 @@ public final class SecureAPIClient: Sendable {
             self.tokens = manager
         case .oauth(
             let path,
-            let revocationPath,
+            let revocation,
             let client,
             let encoding,
             let store,
@@ -122,24 +124,51 @@ public final class SecureAPIClient: Sendable {
             let now
         ):
             let url = try URLBuilder.url(base: configuration.baseURL, path: path)
-            var revocationURL: URL?
-            if let revocationPath {
-                revocationURL = try URLBuilder.url(base: configuration.baseURL, path: revocationPath)
+            let endpointRevocation: OAuthTokenEndpoint.Revocation
+            switch revocation.kind {
+            case .path(let revocationPath):
+                endpointRevocation = .at(try URLBuilder.url(base: configuration.baseURL, path: revocationPath))
+            case .advertised:
+                endpointRevocation = .advertised
+            case .none:
+                endpointRevocation = .none
             }
             let endpoint = OAuthTokenEndpoint(
                 url: url,
                 transport: transport,
                 client: client,
                 encoding: encoding,
-                revocationURL: revocationURL,
+                revocation: endpointRevocation,
                 dpop: configuration.authentication?.dpop
             )
             self.tokens = TokenManager(store: store, refresher: endpoint, configuration: managerConfiguration, now: now)
         }
     }
 
+    /// Checks, in debug builds, that a client that built its own transport was shut down: a
+    /// dropped `NIOHTTPTransport` keeps its connections open until the process ends.
+    deinit {
+        #if DEBUG
+        if let warning = Self.releaseWarning(
+            ownsTransport: self.ownedTransport != nil,
+            wasShutDown: self.wasShutDown.withLock { $0 }
+        ) {
+            self.logger.warning("\(warning)")
+            FileHandle.standardError.write(Data("SecureNetworking: \(warning)\n".utf8))
+        }
+        #endif
+    }
+
+    /// The debug-build warning for a client released in this state, if any.
+    static func releaseWarning(ownsTransport: Bool, wasShutDown: Bool) -> String? {
+        guard ownsTransport, !wasShutDown else { return nil }
+        return
+            "a SecureAPIClient was released without shutdown(): its transport's connections stay open until the process ends; call shutdown() or use withSecureAPIClient"
+    }
+
     /// Shuts down the transport the client created (a no-op for an app-owned transport).
     public func shutdown() async {
+        self.wasShutDown.withLock { $0 = true }
         switch self.ownedTransport {
         case .nio(let transport):
             await transport.shutdown()
@@ -173,6 +202,26 @@ public final class SecureAPIClient: Sendable {
         for request: Request<Response>,
         provesKeyWithoutToken: Bool
     ) async throws(APIError) -> APIResponse<Response> {
+        var attempt = 1
+        do {
+            return try await self.response(
+                for: request,
+                provesKeyWithoutToken: provesKeyWithoutToken,
+                attempt: &attempt
+            )
+        } catch {
+            var failure = error
+            failure.attempts = attempt
+            throw failure
+        }
+    }
+
+    /// ``response(for:provesKeyWithoutToken:)``, counting its attempts in `attempt`.
+    private func response<Response>(
+        for request: Request<Response>,
+        provesKeyWithoutToken: Bool,
+        attempt: inout Int
+    ) async throws(APIError) -> APIResponse<Response> {
         let prepared = try self.prepare(request)
         var token: String?
         var tokenType = "Bearer"
@@ -181,7 +230,6 @@ public final class SecureAPIClient: Sendable {
             let bundle = try await Self.validBundle(from: tokens)
             (token, tokenType) = (bundle.accessToken, bundle.tokenType)
         }
-        var attempt = 1
         var unauthorized = UnauthorizedRetry()
         var nonces = DPoPNonceRetry()
         while true {
@@ -199,7 +247,7 @@ public final class SecureAPIClient: Sendable {
                 self.tokens.map { TokenBinding(tokens: $0, fallback: token, fallbackType: tokenType) }
             }
             let failure: APIError
-            switch await self.exchange(head, body: prepared.body, binding: binding) {
+            switch await self.exchange(head, body: prepared.body, timeout: prepared.timeout, binding: binding) {
             case .failure(let error):
                 if error.code == .cancelled { throw error }
                 if let proofError = error.transportError, proofError.code == .credentialUnavailable {
@@ -293,7 +341,9 @@ public final class SecureAPIClient: Sendable {
     /// The request is sent without a token; its JSON answer is read with the RFC 6749 field
     /// names whatever the client's key strategy.
     ///
-    /// - Throws: ``APIError``; ``APIError/Code/invalidRequest`` when the client has no
+    /// - Throws: ``APIError``; ``APIError/Code/invalidCredentials`` when the server refused the
+    ///   credentials (a 401, or a 400 `invalid_credentials`, `invalid_grant` or without a
+    ///   code); ``APIError/Code/invalidRequest`` when the client has no
     ///   ``Configuration/authentication``.
     @discardableResult
     public func signIn(_ request: Request<TokenResponse>) async throws(APIError) -> TokenBundle {
@@ -310,7 +360,14 @@ public final class SecureAPIClient: Sendable {
         )
         raw.isIdempotent = request.isIdempotent
         raw.acceptedContentTypes = request.acceptedContentTypes
-        let answer = try await self.response(for: raw, provesKeyWithoutToken: self.dpop != nil)
+        raw.timeout = request.timeout
+        let answer: APIResponse<Data>
+        do {
+            answer = try await self.response(for: raw, provesKeyWithoutToken: self.dpop != nil)
+        } catch {
+            // A refusal of the credentials is not a session that ended (`invalidCredentials`).
+            throw APIError.signInFailed(error)
+        }
         let tokenResponse: TokenResponse
         do {
             try Self.checkContentType(answer.headerFields, accepted: raw.acceptedContentTypes)
@@ -347,6 +404,7 @@ public final class SecureAPIClient: Sendable {
         var head: HTTPRequest
         var body: Data?
         var logPath: String
+        var timeout: Duration?
     }
 
     private func prepare<Response>(_ request: Request<Response>) throws(APIError) -> Prepared {
@@ -380,7 +438,7 @@ public final class SecureAPIClient: Sendable {
         if request.requiresAuthentication, self.tokens == nil {
             throw APIError(.invalidRequest, "the request requires authentication but the client has none configured")
         }
-        return Prepared(head: head, body: body, logPath: target.path)
+        return Prepared(head: head, body: body, logPath: target.path, timeout: request.timeout)
     }
 
     private func encode(_ body: RequestBody) throws(APIError) -> (Data, String) {
@@ -404,9 +462,11 @@ public final class SecureAPIClient: Sendable {
     private func exchange(
         _ head: HTTPRequest,
         body: Data?,
+        timeout: Duration?,
         binding: TokenBinding?
     ) async -> Result<HTTPTransportResponse, APIError> {
         var options = HTTPRequestOptions()
+        options.timeout = timeout
         if let binding {
             var proof: (@Sendable (HTTPRequest, String) throws -> HTTPField?)?
             if let dpop = self.dpop {
@@ -589,9 +649,29 @@ public final class SecureAPIClient: Sendable {
 
 /// Runs `body` with a client and shuts the client's transport down afterwards, however `body` ends.
 ///
+/// `body` runs on the caller's actor, as `withTaskGroup`'s does: call it from a `@MainActor` view
+/// model, or from inside another closure, and use the actor's state in `body` directly; its
+/// result need not be `Sendable`.
+///
+/// ```swift
+/// @MainActor final class ProfileModel {
+///     var name = ""
+///     func load(_ configuration: SecureAPIClient.Configuration) async throws {
+///         try await withSecureAPIClient(configuration) { client in
+///             self.name = try await client.send(Request<Profile>.get("user/profile")).displayName
+///         }
+///     }
+/// }
+/// ```
+///
+/// - Parameters:
+///   - configuration: what the client is built from.
+///   - isolation: the actor `body` runs on; the caller's, by default.
+///   - body: the work to do with the client.
 /// - Throws: what `body` throws, or the ``APIError`` of ``SecureAPIClient/init(configuration:)``.
-public func withSecureAPIClient<Result: Sendable>(
+public func withSecureAPIClient<Result>(
     _ configuration: SecureAPIClient.Configuration,
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (SecureAPIClient) async throws -> Result
 ) async throws -> Result {
     let client = try SecureAPIClient(configuration: configuration)
