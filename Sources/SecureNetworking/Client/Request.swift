@@ -6,7 +6,7 @@ import SecureHTTP
 ///
 /// The path is plain text: each `/`-separated segment is percent-encoded on the way out
 /// (RFC 3986), so `"users/a b"` becomes `/users/a%20b` and a segment can never add another one.
-/// Use ``init(_:pathSegments:query:headers:body:requiresAuthentication:)`` when a segment must
+/// Use ``init(_:pathSegments:query:headers:body:timeout:requiresAuthentication:)`` when a segment must
 /// contain `/` itself. Query names and values are encoded the same way, so `+`, `&`, `=` and
 /// non-ASCII text arrive exactly as given.
 ///
@@ -46,12 +46,22 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
     public var timeout: Duration?
 
     /// Creates a request for `path` (plain text, split at `/`).
+    ///
+    /// - Parameters:
+    ///   - method: the method. Default `GET`.
+    ///   - path: the path after the client's base URL, plain text split at `/`.
+    ///   - query: the query items, in order.
+    ///   - headers: extra header fields (checked for CR, LF and NUL before sending).
+    ///   - body: the body, encoded when the request is sent.
+    ///   - timeout: how long each attempt may take; nil uses the transport's request timeout.
+    ///   - requiresAuthentication: whether the session's access token is attached.
     public init(
         _ method: HTTPRequest.Method = .get,
         path: String,
         query: [URLQueryItem] = [],
         headers: HTTPFields = [:],
         body: RequestBody? = nil,
+        timeout: Duration? = nil,
         requiresAuthentication: Bool = true
     ) {
         self.init(
@@ -60,18 +70,29 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
             query: query,
             headers: headers,
             body: body,
+            timeout: timeout,
             requiresAuthentication: requiresAuthentication
         )
     }
 
     /// Creates a request from path segments that are used as they are (a `/` inside a segment is
     /// encoded as `%2F`).
+    ///
+    /// - Parameters:
+    ///   - method: the method. Default `GET`.
+    ///   - pathSegments: the path segments after the client's base URL, not yet percent-encoded.
+    ///   - query: the query items, in order.
+    ///   - headers: extra header fields (checked for CR, LF and NUL before sending).
+    ///   - body: the body, encoded when the request is sent.
+    ///   - timeout: how long each attempt may take; nil uses the transport's request timeout.
+    ///   - requiresAuthentication: whether the session's access token is attached.
     public init(
         _ method: HTTPRequest.Method = .get,
         pathSegments: [String],
         query: [URLQueryItem] = [],
         headers: HTTPFields = [:],
         body: RequestBody? = nil,
+        timeout: Duration? = nil,
         requiresAuthentication: Bool = true
     ) {
         self.method = method
@@ -79,6 +100,7 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
         self.query = query
         self.headerFields = headers
         self.body = body
+        self.timeout = timeout
         self.requiresAuthentication = requiresAuthentication
         self.isIdempotent = Self.idempotentMethods.contains(method)
         self.acceptedContentTypes = ["application/json", "*/*+json"]
@@ -99,15 +121,14 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
         timeout: Duration? = nil,
         requiresAuthentication: Bool = true
     ) -> Request {
-        var request = Request(
+        Request(
             .get,
             path: path,
             query: query,
             headers: headers,
+            timeout: timeout,
             requiresAuthentication: requiresAuthentication
         )
-        request.timeout = timeout
-        return request
     }
 
     /// A `POST` request with a body.
@@ -125,15 +146,14 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
         timeout: Duration? = nil,
         requiresAuthentication: Bool = true
     ) -> Request {
-        var request = Request(
+        Request(
             .post,
             path: path,
             headers: headers,
             body: body,
+            timeout: timeout,
             requiresAuthentication: requiresAuthentication
         )
-        request.timeout = timeout
-        return request
     }
 
     /// A `PUT` request with a body.
@@ -151,15 +171,14 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
         timeout: Duration? = nil,
         requiresAuthentication: Bool = true
     ) -> Request {
-        var request = Request(
+        Request(
             .put,
             path: path,
             headers: headers,
             body: body,
+            timeout: timeout,
             requiresAuthentication: requiresAuthentication
         )
-        request.timeout = timeout
-        return request
     }
 
     /// A `PATCH` request with a body.
@@ -177,15 +196,14 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
         timeout: Duration? = nil,
         requiresAuthentication: Bool = true
     ) -> Request {
-        var request = Request(
+        Request(
             .patch,
             path: path,
             headers: headers,
             body: body,
+            timeout: timeout,
             requiresAuthentication: requiresAuthentication
         )
-        request.timeout = timeout
-        return request
     }
 
     /// A `DELETE` request.
@@ -201,9 +219,7 @@ public struct Request<Response: Decodable & Sendable>: Sendable {
         timeout: Duration? = nil,
         requiresAuthentication: Bool = true
     ) -> Request {
-        var request = Request(.delete, path: path, headers: headers, requiresAuthentication: requiresAuthentication)
-        request.timeout = timeout
-        return request
+        Request(.delete, path: path, headers: headers, timeout: timeout, requiresAuthentication: requiresAuthentication)
     }
 
     /// Sets a header field, refusing a value that holds CR, LF or NUL (which could otherwise
