@@ -135,7 +135,12 @@ struct TokenRevocationTests {
                 return .stall
             }
         ) { server in
-            try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
+            // The stalled request would end at the transport's timeout: 300 s here, so a sign-out
+            // that waited for it is told apart from one that abandoned it even when the timers
+            // of a loaded machine fire tens of seconds late.
+            var configuration = Live.configuration
+            configuration.timeouts.request = .seconds(300)
+            try await withNIOHTTPTransport(configuration: configuration) { transport in
                 let endpoint = OAuthTokenEndpoint(
                     url: server.baseURL.appendingPathComponent("oauth/token"),
                     transport: transport,
@@ -178,12 +183,12 @@ struct TokenRevocationTests {
                 }
                 await signingOut.value
                 #expect(try await store.data(forKey: "SecureNetworking.tokens") == nil)
-                // Below the transport's 60 s request timeout the stall would otherwise cost. The
-                // bound is loose: beside a parallel build, CPU-bound suites can hold both of the
-                // cooperative pool's threads, and the 200 ms timer fired 40 s late once. That the
-                // sign-out does not wait for the revocation is shown without a clock by
-                // aRevocationThatIgnoresCancellationIsAbandonedAtTheTimeout.
-                #expect(started.duration(to: .now) < .seconds(59))
+                // Well below the transport's 300 s request timeout the stall would otherwise cost.
+                // The bound is loose: beside a parallel build, CPU-bound suites can hold both of
+                // the cooperative pool's threads, and the 20 s timer fired 43 s late once (a 63.5 s
+                // sign-out). That the sign-out does not wait for the revocation is shown without a
+                // clock by aRevocationThatIgnoresCancellationIsAbandonedAtTheTimeout.
+                #expect(started.duration(to: .now) < .seconds(240))
                 #expect(await manager.revocationOutcomes == [.abandoned])
             }
         }
