@@ -5,6 +5,9 @@ extension ServerTrust {
     static let howToTrustARoot =
         "add it to the policy's trust anchors: \"trustAnchors\" in the policy file or TrustAnchors.system(adding:)"
 
+    /// The most signature checks ``diagnoseMissingPath(_:appAnchors:)`` makes.
+    static let maximumDiagnosisSignatureChecks = 16
+
     /// Why no path to an anchor was found when no rule failed: no candidate path existed.
     ///
     /// Following the presented issuers up from the leaf:
@@ -22,19 +25,26 @@ extension ServerTrust {
     static func diagnoseMissingPath(
         _ presented: [Certificate],
         appAnchors: [Certificate] = []
-    ) -> (failure: ServerTrustError, issuerNotPresented: Bool) {
+    ) -> (failure: ServerTrustError, issuerNotPresented: Bool, signatureChecks: Int) {
         let leaf = presented[0]
         if leaf.isSelfIssued, leaf.publicKey.isValidSignature(leaf.signature, for: leaf) {
             return (
                 ServerTrustError(.selfSigned, "the leaf (\(leaf.subjectText)) is self-signed and not a trust anchor"),
-                false
+                false,
+                1
             )
         }
         var current = leaf
         var seen: Set<Certificate> = [leaf]
+        // A hostile chain of many same-name certificates would otherwise cost a signature check
+        // per pair on this failure path: the walk stops once its budget is spent.
+        var signatureChecks = 0
         while let issuer = presented.first(where: {
-            !seen.contains($0) && $0.subject == current.issuer
-                && $0.publicKey.isValidSignature(current.signature, for: current)
+            guard !seen.contains($0), $0.subject == current.issuer,
+                signatureChecks < Self.maximumDiagnosisSignatureChecks
+            else { return false }
+            signatureChecks += 1
+            return $0.publicKey.isValidSignature(current.signature, for: current)
         }) {
             if issuer.isSelfIssued {
                 return (
@@ -42,7 +52,8 @@ extension ServerTrust {
                         .untrustedRoot,
                         "the chain ends at the root \(issuer.subjectText), which is not a trust anchor of this policy; to trust it, \(Self.howToTrustARoot)"
                     ),
-                    false
+                    false,
+                    signatureChecks
                 )
             }
             seen.insert(issuer)
@@ -60,7 +71,8 @@ extension ServerTrust {
                     .missingIntermediate,
                     "no presented or trusted certificate issued \(current.subjectText) (issuer \(issuerName))\(rekeyed)"
                 ),
-                true
+                true,
+                signatureChecks
             )
         }
         return (
@@ -68,7 +80,8 @@ extension ServerTrust {
                 .untrustedRoot,
                 "the chain leads to \(issuerName) (the issuer of \(current.subjectText), not sent by the server), which is not a trust anchor of this policy\(rekeyed); if it is the root CA to trust, \(Self.howToTrustARoot); if it is an intermediate, the server must send it"
             ),
-            true
+            true,
+            signatureChecks
         )
     }
 }
