@@ -12,6 +12,15 @@ import Testing
 /// still be cancelled mid-exchange.
 @Suite("Event-loop task executor")
 struct EventLoopExecutorLiveTests {
+    /// The live configuration with an idle timeout these tests never reach: they read the pool's
+    /// connections after the requests, and on a loaded machine the test task was resumed more
+    /// than the usual 20 s after the last response, when the idle connection had rightly closed.
+    static var configuration: HTTPTransportConfiguration {
+        var configuration = Live.configuration()
+        configuration.timeouts.idle = .seconds(600)
+        return configuration
+    }
+
     /// Runs `body` with a two-loop group of its own (so that "the caller's loop" and "another
     /// loop" both exist), shut down afterwards.
     private func withTwoLoops<R: Sendable>(_ body: (MultiThreadedEventLoopGroup) async throws -> R) async throws -> R {
@@ -43,7 +52,7 @@ struct EventLoopExecutorLiveTests {
     @Test func theTransportOpensTheConnectionOnTheCallersLoopAndResumesItThere() async throws {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
             try await self.withTwoLoops { group in
-                let transport = try NIOHTTPTransport(configuration: Live.configuration(), eventLoopGroup: group)
+                let transport = try NIOHTTPTransport(configuration: Self.configuration, eventLoopGroup: group)
                 // Two executors, so the group's round robin has moved past the first loop: a
                 // transport that picked `next()` for its connection would land on the other one.
                 _ = transport.makeTaskExecutor()
@@ -71,7 +80,7 @@ struct EventLoopExecutorLiveTests {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
             try await self.withTwoLoops { group in
                 let loops = Array(group.makeIterator())
-                let (pool, key) = try makePool(for: server, Live.configuration(), group: group)
+                let (pool, key) = try makePool(for: server, Self.configuration, group: group)
                 // One connection opened from each loop: each lands on its caller's loop.
                 let first = try await Task(executorPreference: EventLoopTaskExecutor(loops[0])) {
                     try await pool.lease(key, deadline: .now + .seconds(10))
@@ -112,7 +121,7 @@ struct EventLoopExecutorLiveTests {
             handler: { request in request.uri == "/held" ? .after(gate, .text("late")) : .text("ok") }
         ) { server in
             try await self.withTwoLoops { group in
-                let transport = try NIOHTTPTransport(configuration: Live.configuration(), eventLoopGroup: group)
+                let transport = try NIOHTTPTransport(configuration: Self.configuration, eventLoopGroup: group)
                 let executor = transport.makeTaskExecutor()
                 // Warm: the connection exists, so the held request is written from the loop at once.
                 _ = try await Task(executorPreference: executor) { try await transport.send(get(url(server, "/warm"))) }
