@@ -48,6 +48,9 @@ struct CrossProcessLockCancellationTests {
             }
         }
         for await _ in tried { break }
+        // The waiter goes on trying until the cancellation: on a loaded machine this task may be
+        // resumed several tries after the second.
+        let triesBeforeTheCancellation = attempts.withLock { $0 }
         waiter.cancel()
         let code: SecureStoreError.Code?
         do {
@@ -58,6 +61,6 @@ struct CrossProcessLockCancellationTests {
         }
         #expect(code == .cancelled)
         // At most the try under way when the cancellation came and none after it.
-        #expect(attempts.withLock { $0 } <= 3)
+        #expect(attempts.withLock { $0 } <= triesBeforeTheCancellation + 1)
     }
 }
