@@ -32,8 +32,9 @@ struct Pins: AsyncParsableCommand {
               securenet pins https://api.example.com/
               securenet pins https://localhost:8443/ --ca securenet-dev/ca.pem --json
 
-            For a URL, the connection goes through NIOHTTPTransport with the strict policy and the \
-            system roots (or only the certificates of --ca), and the validated chain is printed, \
+            For a URL, NIOHTTPTransport opens a connection with the strict policy and the system \
+            roots (or only the certificates of --ca) and closes it once the TLS handshake is over, \
+            sending no HTTP (any TLS server will do), and the validated chain is printed, \
             anchor included, with a JSON policy file entry and an NSPinnedDomains entry pinning the \
             CA certificates. Exit status: 0 printed (a URL: and trusted), 1 an error (unreadable \
             file, unreachable host), 2 a URL whose chain is not trusted (its presented chain is \
@@ -99,22 +100,7 @@ struct Pins: AsyncParsableCommand {
             guard !anchors.isEmpty else { throw ServerTrustError(.notACertificate, "\(ca): no certificate") }
             policy.trustAnchors = .only(anchors)
         }
-        let observed = ObservedHandshake()
-        var configuration = HTTPTransportConfiguration(policy: policy)
-        configuration.redirects = .follow(maximum: 0)
-        configuration.handshakeObserver = { observed.set($0) }
-        configuration.timeouts.request = .seconds(15)
-        var request = HTTPRequest(url: parsed)
-        request.method = .head
-        do {
-            _ = try await withNIOHTTPTransport(configuration: configuration) { try await $0.send(request) }
-        } catch {
-            // A refused chain is what this command is for; anything else is an error.
-            guard (error as? SecureHTTPError)?.code == .serverTrustFailure, observed.value != nil else { throw error }
-        }
-        guard let observation = observed.value else {
-            throw SecureHTTPError(.connectionClosed, "the server presented no certificate")
-        }
+        let observation = try await HandshakeProbe.chain(of: parsed, policy: policy)
         let decision = observation.decision
         let trusted = decision.isTrusted
         let certificates: [PinsOutput.Certificate]
@@ -151,13 +137,6 @@ struct Pins: AsyncParsableCommand {
             ),
             trusted
         )
-    }
-
-    /// The observation of the one handshake a `pins URL` run makes.
-    final class ObservedHandshake: Sendable {
-        private let box = NIOLockedValueBox<HandshakeObservation?>(nil)
-        func set(_ observation: HandshakeObservation) { self.box.withLockedValue { $0 = observation } }
-        var value: HandshakeObservation? { self.box.withLockedValue { $0 } }
     }
 }
 
