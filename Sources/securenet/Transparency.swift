@@ -12,7 +12,9 @@ struct Transparency: ParsableCommand {
         discussion: """
             FILE holds the certificate first, then its issuer (PEM, as a server sends its chain): \
             an embedded SCT signs the issuer's key hash, so without the issuer the signatures \
-            cannot be checked. Exit status: 0 compliant under every policy checked, 1 an error, \
+            cannot be checked. With a log list older than 70 days (too old to enforce CT, as \
+            Chrome and Apple rule), the SCTs are still verified with it for diagnosis, and the \
+            output gives the list's age beside the result. Exit status: 0 compliant under every policy checked, 1 an error, \
             2 not compliant (or not checked: no log list, or a stale one).
             """
     )
@@ -79,16 +81,16 @@ struct Transparency: ParsableCommand {
                 timestamp: try self.logListTime.map { try Self.date($0, option: "--log-list-time") }
             )
         }
-        let reports =
-            list.map { list in
-                policies.map {
-                    CertificateTransparencyVerifier(logList: list, policy: $0).check(
-                        leaf: leaf,
-                        issuer: issuer,
-                        now: now
-                    ).report
-                }
-            } ?? []
+        let verifiers = list.map { list in policies.map { CertificateTransparencyVerifier(logList: list, policy: $0) } }
+        let reports = verifiers?.map { $0.check(leaf: leaf, issuer: issuer, now: now).report } ?? []
+        // A stale list is not enforced (the verifier's rule); the SCTs are still verified with it,
+        // for diagnosis, and the output says so beside the result.
+        let staleness = verifiers?.first.flatMap { verifier in
+            verifier.isLogListStale(at: now) ? Staleness(verifier, now: now) : nil
+        }
+        let diagnoses =
+            staleness == nil
+            ? nil : verifiers?.map { $0.diagnose(leaf: leaf, issuer: issuer, now: now).report }
 
         if self.json {
             let output = Output(
@@ -105,11 +107,23 @@ struct Transparency: ParsableCommand {
                         signatureAlgorithm: Int($0.signatureAlgorithm)
                     )
                 },
-                verdicts: reports
+                verdicts: reports,
+                logListStaleness: staleness,
+                diagnosticVerdicts: diagnoses
             )
             try printJSON(output)
         } else {
-            print(self.text(leaf: leaf, issuerFound: issuer != nil, embedded: embedded, reports: reports, list: list))
+            print(
+                self.text(
+                    leaf: leaf,
+                    issuerFound: issuer != nil,
+                    embedded: embedded,
+                    reports: reports,
+                    list: list,
+                    staleness: staleness,
+                    diagnoses: diagnoses
+                )
+            )
         }
         guard !reports.isEmpty else { return 2 }
         return reports.allSatisfy { $0.result == .compliant } ? 0 : 2
@@ -120,7 +134,9 @@ struct Transparency: ParsableCommand {
         issuerFound: Bool,
         embedded: [SignedCertificateTimestamp],
         reports: [CertificateTransparencyReport],
-        list: CertificateTransparencyLogList?
+        list: CertificateTransparencyLogList?,
+        staleness: Staleness? = nil,
+        diagnoses: [CertificateTransparencyReport]? = nil
     ) -> String {
         let formatter = ISO8601DateFormatter()
         var lines = [
@@ -130,8 +146,9 @@ struct Transparency: ParsableCommand {
             "  validity:   \(formatter.string(from: leaf.notValidBefore)) to \(formatter.string(from: leaf.notValidAfter))",
             "  embedded SCTs: \(embedded.count)",
         ]
-        // The first report has every SCT with its log and signature status.
-        let checks = reports.first?.scts ?? []
+        // The first report has every SCT with its log and signature status (with a stale list,
+        // the diagnosis's: the enforcing check stops at the list's age).
+        let checks = (diagnoses ?? reports).first?.scts ?? []
         for (index, sct) in embedded.enumerated() {
             let check = checks.indices.contains(index) ? checks[index] : nil
             let algorithm =
@@ -153,14 +170,22 @@ struct Transparency: ParsableCommand {
         if let list {
             lines.append("  log list of \(formatter.string(from: list.timestamp)) (\(list.logs.count) logs)")
         }
-        for report in reports {
-            let verdict: String
+        if let staleness {
+            lines.append("  \(staleness.sentence)")
+        }
+        func verdict(_ report: CertificateTransparencyReport) -> String {
             switch report.result {
-            case .compliant: verdict = "compliant"
-            case .notCompliant: verdict = "NOT compliant (\(report.failureCode ?? "")): \(report.summary)"
-            case .notEnforcedStaleLogList: verdict = "not checked: \(report.summary)"
+            case .compliant: "compliant"
+            case .notCompliant: "NOT compliant (\(report.failureCode ?? "")): \(report.summary)"
+            case .notEnforcedStaleLogList: "not checked: \(report.summary)"
             }
-            lines.append("  \(report.policy) policy: \(verdict)")
+        }
+        for (index, report) in reports.enumerated() {
+            var line = "  \(report.policy) policy: \(verdict(report))"
+            if let diagnoses, diagnoses.indices.contains(index) {
+                line += "; with this list, for diagnosis: \(verdict(diagnoses[index]))"
+            }
+            lines.append(line)
         }
         if reports.isEmpty { lines.append("  no verdict: pass --log-list FILE to check the SCTs") }
         return lines.joined(separator: "\n")
@@ -199,6 +224,30 @@ struct Transparency: ParsableCommand {
         let notAfter: Date
         let issuerFound: Bool
         let scts: [SCT]
+        /// The policies' verdicts as a connection would get them (a stale list: not enforced).
         let verdicts: [CertificateTransparencyReport]
+        /// Set when the log list is too old to enforce CT.
+        let logListStaleness: Staleness?
+        /// With a stale list: the SCTs verified and the policies applied with it anyway.
+        let diagnosticVerdicts: [CertificateTransparencyReport]?
+    }
+
+    /// How far a log list is past the age at which CT stops being enforced.
+    struct Staleness: Encodable {
+        let published: Date
+        let ageDays: Int
+        let maximumAgeDays: Int
+
+        init(_ verifier: CertificateTransparencyVerifier, now: Date) {
+            self.published = verifier.logList.timestamp
+            self.ageDays = Int(now.timeIntervalSince(verifier.logList.timestamp) / 86_400)
+            self.maximumAgeDays = Int(verifier.maximumLogListAge / 86_400)
+        }
+
+        var sentence: String {
+            let published = ISO8601DateFormatter().string(from: self.published)
+            return
+                "log list is \(self.ageDays) days old (published \(published)); Chrome/Apple policy requires ≤ \(self.maximumAgeDays) days for enforcement: SCTs verified for diagnosis only"
+        }
     }
 }

@@ -141,7 +141,7 @@ public struct CertificateTransparencyVerifier: Sendable {
         host: String = "",
         now: Date = Date()
     ) -> (report: CertificateTransparencyReport, failure: ServerTrustError?) {
-        if now.timeIntervalSince(self.logList.timestamp) >= self.maximumLogListAge {
+        if self.isLogListStale(at: now) {
             let days = Int(now.timeIntervalSince(self.logList.timestamp) / 86_400)
             let report = self.report(
                 host: host,
@@ -155,6 +155,27 @@ public struct CertificateTransparencyVerifier: Sendable {
             )
             return (report, nil)
         }
+        return self.diagnose(leaf: leaf, issuer: issuer, delivered: delivered, host: host, now: now)
+    }
+
+    /// Whether the list is too old to enforce CT at `now` (its age is at least
+    /// ``maximumLogListAge``): ``check(leaf:issuer:delivered:host:now:)`` then reports
+    /// ``CertificateTransparencyReport/Result/notEnforcedStaleLogList`` without checking.
+    public func isLogListStale(at now: Date) -> Bool {
+        now.timeIntervalSince(self.logList.timestamp) >= self.maximumLogListAge
+    }
+
+    /// Checks the SCTs as ``check(leaf:issuer:delivered:host:now:)`` does, whatever the list's
+    /// age: every SCT of a listed log is verified and the policy applied. For diagnosis only
+    /// (`securenet ct` with a stale list); a connection's decision comes from `check`, which
+    /// does not enforce a stale list (``isLogListStale(at:)``).
+    public func diagnose(
+        leaf: Certificate,
+        issuer: Certificate?,
+        delivered: [SignedCertificateTimestamp] = [],
+        host: String = "",
+        now: Date = Date()
+    ) -> (report: CertificateTransparencyReport, failure: ServerTrustError?) {
         var timestamps: [SignedCertificateTimestamp]
         do {
             timestamps = try SignedCertificateTimestamp.embedded(in: leaf)
