@@ -480,6 +480,8 @@ def command_show(arguments: argparse.Namespace) -> None:
             continue
         if arguments.app and finding["app"] != arguments.app:
             continue
+        if arguments.context and context_of(finding) != arguments.context:
+            continue
         if key in seen or (arguments.unlabeled and key in labels):
             continue
         seen.add(key)
@@ -532,6 +534,7 @@ def main() -> None:
     show.add_argument("--labels")
     show.add_argument("--rule", help="comma-separated rule IDs")
     show.add_argument("--app")
+    show.add_argument("--context", choices=["shipping", "test"], help="only findings in this context")
     show.add_argument("--around", type=int, default=6)
     show.add_argument("--unlabeled", action="store_true")
     show.set_defaults(handler=command_show)
