@@ -29,10 +29,12 @@ struct HandshakeOnlyCommandTests {
     }
 
     /// Starts `openssl s_server -accept 127.0.0.1:0` (the kernel picks the port; s_server prints
-    /// it as `ACCEPT 127.0.0.1:N`), serving `chain` for one connection, runs `securenet pins` on
-    /// it, and returns what both printed. On a thread of its own (child processes are waited
-    /// for); s_server is terminated on every path out.
-    static func pins(
+    /// it as `ACCEPT 127.0.0.1:N`), serving `chain` for one connection (`-naccept 1`), runs
+    /// `securenet SUBCOMMAND https://127.0.0.1:N/` on it, and returns what both printed. On a
+    /// thread of its own (child processes are waited for); s_server is terminated on every path
+    /// out.
+    static func run(
+        _ subcommand: String = "pins",
         _ chain: TestPKI.Chain,
         www: Bool,
         arguments: [String] = []
@@ -55,9 +57,9 @@ struct HandshakeOnlyCommandTests {
             "openssl is not installed"
         )
         var serverArguments = [
-            "s_server", "-accept", "127.0.0.1:0", "-naccept", "1", "-cert", leaf, "-key", key, "-cert_chain",
-            intermediates,
+            "s_server", "-accept", "127.0.0.1:0", "-cert", leaf, "-key", key, "-cert_chain", intermediates,
         ]
+        serverArguments += ["-naccept", "1"]
         if www { serverArguments.append("-www") }
         let server = serverArguments
         return try await withCheckedThrowingContinuation { continuation in
@@ -68,6 +70,7 @@ struct HandshakeOnlyCommandTests {
                             openssl: openssl,
                             server,
                             securenet: securenet,
+                            subcommand: subcommand,
                             arguments: arguments
                         )
                     }
@@ -80,6 +83,7 @@ struct HandshakeOnlyCommandTests {
         openssl: String,
         _ serverArguments: [String],
         securenet: String,
+        subcommand: String,
         arguments: [String]
     ) throws -> Outcome {
         let server = Process()
@@ -96,7 +100,7 @@ struct HandshakeOnlyCommandTests {
         server.terminationHandler = { _ in exited.signal() }
         try server.run()
         defer {
-            if server.isRunning { server.terminate() }
+            Self.kill(server)
             try? input.fileHandleForWriting.close()
         }
         // Read until s_server names its port (or ends: then the read finds end of file).
@@ -117,13 +121,13 @@ struct HandshakeOnlyCommandTests {
         let result = try CertificateFileTests.run(
             securenet,
             ["https://127.0.0.1:\(listening)/"] + arguments,
-            subcommand: "pins"
+            subcommand: subcommand
         )
         let elapsed = started.duration(to: .now)
         // With -naccept 1, s_server exits once the one connection is over; the bound only keeps
-        // a broken run from hanging the suite (the defer then terminates it).
+        // a broken run from hanging the suite.
         let ended = exited.wait(timeout: .now() + 60) == .success
-        if !ended { server.terminate() }
+        if !ended { Self.kill(server) }
         printed += output.fileHandleForReading.readDataToEndOfFile()
         #expect(ended, "s_server did not end after the connection")
         return Outcome(
@@ -133,6 +137,15 @@ struct HandshakeOnlyCommandTests {
             elapsed: elapsed,
             server: String(decoding: printed, as: UTF8.self)
         )
+    }
+
+    /// Ends s_server with SIGKILL: a child inherits the signal mask of the thread that spawned
+    /// it, and the test process's threads block SIGTERM (what `Process.terminate()` sends), so
+    /// s_server would ignore it and hold its output pipe open.
+    private static func kill(_ server: Process) {
+        guard server.isRunning else { return }
+        _ = Foundation.kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
     }
 
     func expectTheChainWasPrinted(_ outcome: Outcome, _ chain: TestPKI.Chain) {
@@ -156,7 +169,7 @@ struct HandshakeOnlyCommandTests {
         let directory = try TemporaryDirectory()
         let ca = try directory.write("ca.pem", Array(Self.pki.root.pem.utf8))
         let chain = try Self.pki.validChain()
-        let outcome = try await Self.pins(chain, www: false, arguments: ["--ca", ca])
+        let outcome = try await Self.run("pins", chain, www: false, arguments: ["--ca", ca])
         self.expectTheChainWasPrinted(outcome, chain)
         // s_server prints what it receives: no request line, no header.
         #expect(!outcome.server.contains("HEAD"), "\(outcome.server)")
@@ -172,7 +185,7 @@ struct HandshakeOnlyCommandTests {
         let directory = try TemporaryDirectory()
         let ca = try directory.write("ca.pem", Array(Self.pki.root.pem.utf8))
         let chain = try Self.pki.validChain()
-        let outcome = try await Self.pins(chain, www: true, arguments: ["--ca", ca])
+        let outcome = try await Self.run("pins", chain, www: true, arguments: ["--ca", ca])
         self.expectTheChainWasPrinted(outcome, chain)
         #expect(outcome.server.contains("1 server accepts that finished"), "\(outcome.server)")
     }
@@ -181,7 +194,7 @@ struct HandshakeOnlyCommandTests {
     @Test func anUntrustedChainIsPrintedAsPresented() async throws {
         let chain = try Self.pki.validChain()
         // The system roots do not include the test root.
-        let outcome = try await Self.pins(chain, www: false)
+        let outcome = try await Self.run("pins", chain, www: false)
         #expect(outcome.status == 2, "\(outcome.error)")
         #expect(outcome.output.contains("verdict:    NOT trusted: "), "\(outcome.output)")
         #expect(outcome.output.contains("pin:        \(chain.pins[0])"))
