@@ -11,7 +11,7 @@ struct PolicyCommand: ParsableCommand {
     )
 }
 
-/// `securenet policy check FILE [--host H] [--json]`.
+/// `securenet policy check FILE [--host H] [--json] [-D NAME[=VALUE]]… [--preprocess]`.
 struct PolicyCheck: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
@@ -22,14 +22,39 @@ struct PolicyCheck: ParsableCommand {
               securenet policy check Info.plist
               securenet policy check policy.json --host api.example.com
               securenet policy check Info.plist --json
+              securenet policy check Info.plist -D DEBUG
+
+            An Info.plist is read as ATS reads it: what ATS ignores (an unknown or misspelt key, a \
+            value of the wrong type, a domain key that names no host) is a warning with its key path, \
+            and where SecureNetworking and ATS differ (a pinned domain with one identity and no \
+            backup, a CIDR exception domain) the warning says what the app gets from each and why. \
+            XML, binary and OpenStep (old-style ASCII) property lists are read.
+
+            A source Info.plist written for Xcode's Info.plist preprocessor (#ifdef DEBUG lines, \
+            INFOPLIST_PREPROCESS = YES) is refused with the line of its first directive unless -D \
+            or --preprocess is given: then #if, #ifdef, #ifndef, #elif, #else and #endif are \
+            evaluated with the names given (defined(NAME), !, &&, ||, ==, !=, integers; an undefined \
+            name is 0) and the output says which branch was read.
 
             Exit status: 0 the policy loads (warnings or not), 1 it does not (the error names the \
-            key path), 64 a usage error.
+            key path or the line), 64 a usage error.
             """
     )
 
-    @Argument(help: "A JSON policy file, or an Info.plist (XML or binary).")
+    @Argument(help: "A JSON policy file, or an Info.plist (XML, binary or OpenStep).")
     var file: String
+
+    @Option(
+        name: .customShort("D"),
+        help: ArgumentHelp(
+            "Define NAME (or NAME=VALUE, an integer) for an Info.plist's #if/#ifdef lines, as the build's -D does.",
+            valueName: "name"
+        )
+    )
+    var define: [String] = []
+
+    @Flag(help: "Evaluate an Info.plist's #if/#ifdef lines even with no -D (every name undefined).")
+    var preprocess = false
 
     @Option(help: "Also print the exact requirements this host gets, and why.")
     var host: String?
@@ -45,6 +70,28 @@ struct PolicyCheck: ParsableCommand {
             return date
         }
         return Date()
+    }
+
+    func validate() throws {
+        _ = try self.definitions()
+    }
+
+    /// The `-D` names and their values.
+    func definitions() throws(ValidationError) -> [String: Int] {
+        var definitions: [String: Int] = [:]
+        for text in self.define {
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            let isName =
+                name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+                && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            guard isName else { throw ValidationError("-D \(text.prefix(40)): not a name (letters, digits and _)") }
+            guard parts.count == 1 || Int(parts[1]) != nil else {
+                throw ValidationError("-D \(text.prefix(40)): the value must be an integer")
+            }
+            definitions[name] = parts.count == 1 ? 1 : Int(parts[1])!
+        }
+        return definitions
     }
 
     func run() throws {
@@ -99,7 +146,14 @@ struct PolicyCheck: ParsableCommand {
         let exceptions: [Exception]
         let pinnedDomains: [Pinned]
         let host: Host?
+        /// For an Info.plist read through the preprocessor: the names defined and each branch.
+        let preprocessor: Preprocessor?
         let warnings: [String]
+
+        struct Preprocessor: Encodable {
+            let definitions: [String]
+            let branches: [String]
+        }
 
         var text: String {
             var lines = [
@@ -137,6 +191,13 @@ struct PolicyCheck: ParsableCommand {
                 lines.append("  exception: \(host.exception ?? "none")")
                 lines.append("  pins: \(host.pins ?? "none")")
             }
+            if let preprocessor = self.preprocessor {
+                let names =
+                    preprocessor.definitions.isEmpty
+                    ? "no names defined" : preprocessor.definitions.joined(separator: " ")
+                lines.append("preprocessed (\(names)):\(preprocessor.branches.isEmpty ? " no directives" : "")")
+                lines += preprocessor.branches.map { "  \($0)" }
+            }
             lines.append("warnings:\(self.warnings.isEmpty ? " none" : "")")
             lines += self.warnings.map { "  - \($0)" }
             return lines.joined(separator: "\n")
@@ -150,20 +211,32 @@ struct PolicyCheck: ParsableCommand {
         } catch {
             throw ServerTrustError(.unreadableFile, "cannot read the file")
         }
-        // JSON never starts with `<` or a UTF-16 byte-order mark: anything that does is given to
-        // the property-list reader, which names why it refuses it (UTF-16, nesting, OpenStep).
-        let firstCharacter = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }.first
-        let isPlist =
-            data.starts(with: Array("bplist".utf8)) || data.starts(with: [0xFF, 0xFE])
-            || data.starts(with: [0xFE, 0xFF])
-            || firstCharacter == UInt8(ascii: "<")
+        let isPlist = Self.isPropertyList(data, path: self.file)
         let policy: TransportSecurityPolicy
         var warnings: [String] = []
+        var preprocessor: Report.Preprocessor?
         if isPlist {
-            let read = try TransportSecurityPolicy.readInfoPlist(data)
+            let read: InfoPlistPolicy
+            if self.preprocess || !self.define.isEmpty {
+                let definitions = try self.definitions()
+                let result = try TransportSecurityPolicy.readInfoPlist(data, preprocessorDefinitions: definitions)
+                read = result.read
+                preprocessor = Report.Preprocessor(
+                    definitions: definitions.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" },
+                    branches: result.branches.map(\.description)
+                )
+            } else {
+                read = try TransportSecurityPolicy.readInfoPlist(data)
+            }
             policy = read.policy
             warnings += read.warnings.map(\.description)
         } else {
+            guard self.define.isEmpty, !self.preprocess else {
+                throw ServerTrustError(
+                    .invalidPolicyFile,
+                    "-D and --preprocess apply to an Info.plist, not a JSON policy file"
+                )
+            }
             // Relative "trustAnchors" files are read from the policy file's folder, as the app reads them.
             policy = try TransportSecurityPolicy(
                 json: data,
@@ -214,8 +287,49 @@ struct PolicyCheck: ParsableCommand {
             exceptions: exceptions,
             pinnedDomains: pinned,
             host: try self.host.map { try Self.host($0, policy) },
+            preprocessor: preprocessor,
             warnings: warnings
         )
+    }
+
+    /// Whether the file is read as a property list rather than a JSON policy: by its name
+    /// (`.plist`, `.strings`; `.json`), else by its first bytes. JSON never starts with `<`, `(`,
+    /// `#` or a UTF-16 byte-order mark, so anything that does goes to the property-list reader,
+    /// which names why it refuses it (UTF-16, nesting, a preprocessor line); text that starts
+    /// with `{` is JSON when a quoted string and `:` follow (`{ "key": …`), OpenStep otherwise
+    /// (`{ key = …; }`, `{ "key" = …; }`).
+    static func isPropertyList(_ data: Data, path: String) -> Bool {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "plist", "strings": return true
+        case "json": return false
+        default: break
+        }
+        if data.starts(with: Array("bplist".utf8)) || data.starts(with: [0xFF, 0xFE])
+            || data.starts(with: [0xFE, 0xFF])
+        {
+            return true
+        }
+        let text = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        guard let first = text.first else { return false }
+        if [UInt8(ascii: "<"), UInt8(ascii: "("), UInt8(ascii: "#")].contains(first) { return true }
+        guard first == UInt8(ascii: "{") else { return false }
+        let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let afterBrace = text.dropFirst().drop(while: isSpace)
+        guard afterBrace.first == UInt8(ascii: "\"") else {
+            return afterBrace.first != UInt8(ascii: "}") && afterBrace.first != nil
+        }
+        // The end of the quoted key (JSON's escapes: a backslash takes the next byte).
+        var index = afterBrace.index(after: afterBrace.startIndex)
+        while index < afterBrace.endIndex, afterBrace[index] != UInt8(ascii: "\"") {
+            index =
+                afterBrace.index(
+                    index,
+                    offsetBy: afterBrace[index] == UInt8(ascii: "\\") ? 2 : 1,
+                    limitedBy: afterBrace.endIndex
+                ) ?? afterBrace.endIndex
+        }
+        guard index < afterBrace.endIndex else { return false }
+        return afterBrace[afterBrace.index(after: index)...].drop(while: isSpace).first == UInt8(ascii: "=")
     }
 
     static func pinned(_ pattern: String, _ pins: PinSet, _ formatter: ISO8601DateFormatter) -> Report.Pinned {

@@ -105,13 +105,23 @@ struct PolicyCheckCommandTests {
         #expect(missing.error.split(separator: "\n").count == 1)
         #expect(missing.error.contains("cannot read"))
 
+        // (A value of the wrong type is a warning, as ATS ignores it; a TLS version ATS has not is an error.)
         let badPlist = try directory.write(
             "Info.plist",
-            Array(InfoPlistPolicyTests.xml("\t\t<key>NSAllowsLocalNetworking</key>\n\t\t<string>YES</string>").utf8)
+            Array(
+                InfoPlistPolicyTests.xml(
+                    "\t\t<key>NSExceptionDomains</key>\n\t\t<dict><key>a.example</key><dict>"
+                        + "<key>NSExceptionMinimumTLSVersion</key><string>1.2</string></dict></dict>"
+                ).utf8
+            )
         )
         let refused = try run([badPlist])
         #expect(refused.status == 1)
-        #expect(refused.error.contains("NSAppTransportSecurity.NSAllowsLocalNetworking: expected a boolean"))
+        #expect(
+            refused.error.contains(
+                "NSAppTransportSecurity.NSExceptionDomains[\"a.example\"].NSExceptionMinimumTLSVersion: '1.2' is not an ATS TLS version"
+            )
+        )
         #expect(refused.output.isEmpty)
 
         let badPin = try directory.write(

@@ -33,17 +33,26 @@ enum PropertyListValue: Decodable {
         let reason: String
     }
 
-    /// Reads an XML (UTF-8) or binary property list, as `Bool`, `NSNumber`, `String`, `Data`,
-    /// `Date`, `[Any]` and `[String: Any]`.
+    /// Reads an XML (UTF-8), binary or OpenStep (old-style ASCII) property list, as `Bool`,
+    /// `NSNumber`, `String`, `Data`, `Date`, `[Any]` and `[String: Any]` (OpenStep: strings,
+    /// data, arrays and dictionaries only, as Foundation reads it).
     ///
     /// Both decoders recurse once per level of nesting, so the depth is bounded before either
-    /// runs: XML by ``nestingDepth(ofXML:)``, binary by ``BinaryPropertyListShape``. Other
-    /// formats (UTF-16 or UTF-32 XML, an encoding other than UTF-8, OpenStep's old-style
-    /// ASCII) are refused: `PropertyListDecoder` would convert or parse them out of sight of
-    /// the depth check.
+    /// runs: XML by ``nestingDepth(ofXML:)``, binary by ``BinaryPropertyListShape``. OpenStep
+    /// text (its first character after white space `{` or `(`) goes to
+    /// ``OpenStepPropertyList``, which bounds its own depth and names the line of a fault.
+    /// Other formats (UTF-16 or UTF-32 XML, an encoding other than UTF-8) are refused:
+    /// `PropertyListDecoder` would convert or parse them out of sight of the depth check.
     /// - Throws: ``Refusal`` with the reason, or the decoder's error.
     static func read(_ data: Data) throws -> Any {
         let bytes = Array(data)
+        if OpenStepPropertyList.looksLikeOpenStep(bytes) {
+            do {
+                return try OpenStepPropertyList.parse(bytes, maximumDepth: Self.maximumDepth).foundationValue
+            } catch {
+                throw Refusal(reason: "malformed OpenStep property list: \(error)")
+            }
+        }
         if bytes.starts(with: Array("bplist".utf8)) {
             do {
                 try BinaryPropertyListShape.check(
@@ -63,8 +72,8 @@ enum PropertyListValue: Decodable {
         return try PropertyListDecoder().decode(PropertyListValue.self, from: data).foundationValue
     }
 
-    /// Why text is not an XML property list this reader will hand to the decoder, or nil: it
-    /// must be UTF-8 (a UTF-8 byte-order mark is allowed, `encoding=` must say UTF-8) and its
+    /// Why text is not an XML property list this reader will hand to the decoder, or nil (an
+    /// OpenStep one is read before this is asked): it must be UTF-8 (a UTF-8 byte-order mark is allowed, `encoding=` must say UTF-8) and its
     /// first character after white space `<`, as `PropertyListDecoder` decides it is XML.
     static func textRefusal(_ bytes: [UInt8]) -> String? {
         switch (bytes.count > 0 ? bytes[0] : nil, bytes.count > 1 ? bytes[1] : nil) {
@@ -79,7 +88,7 @@ enum PropertyListValue: Decodable {
         }
         let first = bytes.dropFirst(hasByteOrderMark ? 3 : 0).first { !Self.isXMLSpace($0) }
         guard first == UInt8(ascii: "<") else {
-            return "not an XML or binary property list (OpenStep property lists are not read)"
+            return "not an XML, binary or OpenStep property list"
         }
         return nil
     }
