@@ -21,6 +21,12 @@ public struct AuditFinding: Sendable, Codable, Hashable {
     /// A stable 64-bit FNV-1a hash (16 hex digits) of the rule ID, path and the trimmed text of the line, so
     /// that a finding keeps its identity when lines above it move. Used for SARIF `partialFingerprints`.
     public internal(set) var fingerprint: String
+    /// Whether the finding is in shipping code or in test, preview, mock or fixture code (see
+    /// ``CodeContext``). Findings in test code are left out of the report unless asked for.
+    public internal(set) var context: CodeContext = .shipping
+    /// The conditional-compilation branch the finding sits in, as written (for example
+    /// `"#if DEBUG"` or `"#else of #if targetEnvironment(simulator)"`), or nil outside any.
+    public internal(set) var condition: String?
 
     /// Creates a finding.
     public init(
@@ -47,6 +53,52 @@ public struct AuditFinding: Sendable, Codable, Hashable {
 
     /// The rule this finding belongs to, looked up in ``AuditRule/all``.
     public var rule: AuditRule? { AuditRule.byID[ruleID] }
+
+    private enum CodingKeys: String, CodingKey {
+        case ruleID, severity, path, line, column, message, fix, suppression, fingerprint, context, condition
+    }
+
+    /// Decodes a finding; `context` defaults to shipping and `condition` to none, as reports
+    /// written before they existed have neither.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            ruleID: try container.decode(String.self, forKey: .ruleID),
+            severity: try container.decode(AuditSeverity.self, forKey: .severity),
+            path: try container.decode(String.self, forKey: .path),
+            line: try container.decode(Int.self, forKey: .line),
+            column: try container.decode(Int.self, forKey: .column),
+            message: try container.decode(String.self, forKey: .message),
+            fix: try container.decode(String.self, forKey: .fix),
+            suppression: try container.decodeIfPresent(Suppression.self, forKey: .suppression),
+            fingerprint: try container.decode(String.self, forKey: .fingerprint)
+        )
+        self.context = try container.decodeIfPresent(CodeContext.self, forKey: .context) ?? .shipping
+        self.condition = try container.decodeIfPresent(String.self, forKey: .condition)
+    }
+
+    /// Encodes the finding; `condition` only when there is one.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(ruleID, forKey: .ruleID)
+        try container.encode(severity, forKey: .severity)
+        try container.encode(path, forKey: .path)
+        try container.encode(line, forKey: .line)
+        try container.encode(column, forKey: .column)
+        try container.encode(message, forKey: .message)
+        try container.encode(fix, forKey: .fix)
+        try container.encodeIfPresent(suppression, forKey: .suppression)
+        try container.encode(fingerprint, forKey: .fingerprint)
+        try container.encode(context, forKey: .context)
+        try container.encodeIfPresent(condition, forKey: .condition)
+    }
+
+    func inContext(_ context: CodeContext, condition: String?) -> AuditFinding {
+        var copy = self
+        copy.context = context
+        copy.condition = condition
+        return copy
+    }
 
     /// A copy of this finding with `suppression` set.
     func suppressed(by suppression: Suppression) -> AuditFinding {

@@ -10,6 +10,9 @@ extension AuditReport {
     /// 2 findings (1 high, 1 medium, 0 low), 1 suppressed, 12 files scanned
     /// ```
     ///
+    /// Findings in test, preview and mock code that were set aside are counted on a line of
+    /// their own before the summary. A finding inside a conditional-compilation branch names it.
+    ///
     /// Suppressed findings are only counted. Unreadable files are listed after the findings and counted
     /// in the summary when there are any. Paths and messages come from the audited tree, so each line
     /// goes through ``textLine(_:)``: a file name cannot start a line of its own or a CI command.
@@ -19,12 +22,19 @@ extension AuditReport {
             let name = finding.rule?.name ?? "unknown-rule"
             lines.append(
                 "\(finding.path):\(finding.line):\(finding.column): \(finding.severity.rawValue): "
-                    + "\(finding.message) [\(finding.ruleID) \(name)]"
+                    + "\(finding.message)\(Self.annotation(finding)) [\(finding.ruleID) \(name)]"
             )
             lines.append("    fix: \(finding.fix)")
         }
         for file in unreadableFiles {
             lines.append("\(file.path): unreadable: \(file.reason)")
+        }
+        if !testCodeFindings.isEmpty {
+            let count = testCodeFindings.count
+            lines.append(
+                "\(count) more finding\(count == 1 ? "" : "s") in test, preview and mock code not shown "
+                    + "(--include-tests lists them)"
+            )
         }
         let total = findings.count
         var summary =
@@ -34,6 +44,14 @@ extension AuditReport {
         if !unreadableFiles.isEmpty { summary += ", \(unreadableFiles.count) unreadable" }
         lines.append(summary)
         return lines.map(Self.textLine).joined(separator: "\n") + "\n"
+    }
+
+    /// ` (in test code; inside #if DEBUG)`, or "" for shipping code outside conditional branches.
+    static func annotation(_ finding: AuditFinding) -> String {
+        var parts: [String] = []
+        if finding.context == .test { parts.append("in test code") }
+        if let condition = finding.condition { parts.append("inside \(condition)") }
+        return parts.isEmpty ? "" : " (" + parts.joined(separator: "; ") + ")"
     }
 
     /// `text` made safe to print as one line of a terminal or a CI log.

@@ -14,16 +14,22 @@ public struct AuditReport: Sendable, Hashable, Codable {
     public let filesScanned: Int
     /// Candidate files that could not be audited (malformed property list, non-UTF-8 text, I/O error).
     public let unreadableFiles: [UnreadableFile]
+    /// Findings in test, preview and mock code, set aside because the auditor was not asked to
+    /// include them (``SecurityAuditor/includesTestCode``): they are counted in the text summary,
+    /// never make the audit fail, and are listed under `testCodeFindings` in JSON.
+    public let testCodeFindings: [AuditFinding]
 
     /// Creates a report; the arrays are sorted into the deterministic report order.
     public init(
         findings: [AuditFinding],
         suppressed: [AuditFinding] = [],
+        testCodeFindings: [AuditFinding] = [],
         filesScanned: Int,
         unreadableFiles: [UnreadableFile] = []
     ) {
         self.findings = findings.sorted(by: AuditFinding.areInReportOrder)
         self.suppressed = suppressed.sorted(by: AuditFinding.areInReportOrder)
+        self.testCodeFindings = testCodeFindings.sorted(by: AuditFinding.areInReportOrder)
         self.filesScanned = filesScanned
         self.unreadableFiles = unreadableFiles.sorted { ($0.path, $0.reason) < ($1.path, $1.reason) }
     }
@@ -42,7 +48,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
     // MARK: JSON
 
     private enum CodingKeys: String, CodingKey {
-        case findings, suppressed, filesScanned, unreadableFiles, rules
+        case findings, suppressed, testCodeFindings, filesScanned, unreadableFiles, rules
     }
 
     /// Decodes a report produced by ``json()``; the `rules` array is ignored.
@@ -51,6 +57,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
         self.init(
             findings: try container.decode([AuditFinding].self, forKey: .findings),
             suppressed: try container.decode([AuditFinding].self, forKey: .suppressed),
+            testCodeFindings: try container.decodeIfPresent([AuditFinding].self, forKey: .testCodeFindings) ?? [],
             filesScanned: try container.decode(Int.self, forKey: .filesScanned),
             unreadableFiles: try container.decode([UnreadableFile].self, forKey: .unreadableFiles)
         )
@@ -61,6 +68,7 @@ public struct AuditReport: Sendable, Hashable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(findings, forKey: .findings)
         try container.encode(suppressed, forKey: .suppressed)
+        try container.encode(testCodeFindings, forKey: .testCodeFindings)
         try container.encode(filesScanned, forKey: .filesScanned)
         try container.encode(unreadableFiles, forKey: .unreadableFiles)
         try container.encode(AuditRule.all, forKey: .rules)

@@ -50,6 +50,9 @@ enum SecretNames {
         ("api", "key"), ("private", "key"), ("session", "id"), ("secret", "key"), ("access", "key"),
         ("signing", "key"), ("encryption", "key"),
     ]
+    /// Words that mark a secret in what is logged (with `includeAuthorization`): an
+    /// Authorization header's value, a cookie's value.
+    static let logOnlySecretWords: Set<String> = ["authorization", "cookie", "cookies"]
     /// Last words that describe a secret instead of holding one.
     static let descriptorSuffixes: Set<String> = [
         "name", "names", "header", "field", "label", "count", "length", "url", "uri", "path", "type", "expiry",
@@ -58,6 +61,29 @@ enum SecretNames {
         "timeout", "interval", "lifetime", "ttl", "provider", "store", "storage", "manager", "service",
         "handler", "request", "response", "view", "controller", "button", "text", "title", "message", "regex",
         "pattern", "requirement", "requirements", "rules", "strength", "visible", "hidden", "changed",
+        "hash", "hashes", "digest", "fingerprint", "status", "state", "present", "exists", "missing", "valid",
+        "invalid", "expired", "saved", "stored", "available", "icon", "image", "cell", "row", "section",
+        "notification", "observer", "delegate", "changes",
+    ]
+    /// First words of names that hold something derived from the secret, not the secret:
+    /// `hashedToken`, `maskedPassword`, `redactedAuthorization`.
+    static let derivedPrefixes: Set<String> = [
+        "hashed", "hash", "masked", "redacted", "obfuscated", "truncated", "sanitized", "sha", "md5", "digest",
+    ]
+    /// Words that, just before `token`, make it something other than a credential: CloudKit's
+    /// server change token, a sync or page token, a chat room's token (Nextcloud Talk), a
+    /// cancellation token, a lexer's token.
+    static let nonCredentialTokenQualifiers: Set<String> = [
+        "change", "sync", "page", "paging", "pagination", "continuation", "cancellation", "cancel", "next",
+        "previous", "prev", "cursor", "room", "conversation", "chat", "call", "history", "idempotency", "lexer",
+        "parser", "syntax", "word", "resume", "anchor", "stream", "event", "observation", "observer", "listener",
+        "subscription", "notification", "invalidation",
+    ]
+    /// Words that, just before `session id`, make it a media or signalling session: WebRTC, SIP,
+    /// a call — not a login session.
+    static let nonCredentialSessionQualifiers: Set<String> = [
+        "rtc", "webrtc", "signaling", "signalling", "peer", "call", "media", "sip", "janus", "stream", "room",
+        "conference", "capture", "analytics", "tracking", "audio", "video", "playback", "download", "upload",
     ]
     /// First words of boolean-style names.
     static let booleanPrefixes: Set<String> = [
@@ -74,14 +100,19 @@ enum SecretNames {
 
     static func isSecret(words: [String], includeAuthorization: Bool = false) -> Bool {
         guard let first = words.first, let last = words.last else { return false }
-        if words.count > 1, booleanPrefixes.contains(first) { return false }
+        if words.count > 1, booleanPrefixes.contains(first) || derivedPrefixes.contains(first) { return false }
         var matchEnd: Int?
         for (index, word) in words.enumerated() {
-            if secretWords.contains(word) || (includeAuthorization && word == "authorization") {
-                matchEnd = index
+            let before = index > 0 ? words[index - 1] : ""
+            if secretWords.contains(word) || (includeAuthorization && logOnlySecretWords.contains(word)) {
+                let qualified =
+                    (word == "token" || word == "tokens") && nonCredentialTokenQualifiers.contains(before)
+                    || word == "sessionid" && nonCredentialSessionQualifiers.contains(before)
+                if !qualified { matchEnd = index }
             }
             if index + 1 < words.count,
-                secretPairs.contains(where: { $0.0 == word && $0.1 == words[index + 1] })
+                secretPairs.contains(where: { $0.0 == word && $0.1 == words[index + 1] }),
+                !(word == "session" && nonCredentialSessionQualifiers.contains(before))
             {
                 matchEnd = index + 1
             }
@@ -90,6 +121,18 @@ enum SecretNames {
         // The secret word itself may be "key"/"id" (apiKey, sessionID); a descriptor after it disqualifies.
         if end == words.count - 1 { return true }
         return !descriptorSuffixes.contains(last)
+    }
+
+    /// Words that, before `token`, name an address for push notifications: where a device can be
+    /// reached, not a credential to an account. Kept out of UserDefaults findings (defaults stay on
+    /// the device) but not out of log findings (logs leave it).
+    static let pushTokenQualifiers: Set<String> = ["device", "push", "apns", "voip", "fcm", "pushkit", "remote"]
+
+    /// Whether `name` names a push-notification device token (`apnsDeviceToken`, `pushToken`).
+    static func isPushToken(_ name: String) -> Bool {
+        let words = NameWords.split(name)
+        guard let index = words.lastIndex(where: { $0 == "token" || $0 == "tokens" }), index > 0 else { return false }
+        return pushTokenQualifiers.contains(words[index - 1])
     }
 
     /// Whether `name` names a password (used by the weak-hash rule and literal checks).
@@ -118,6 +161,8 @@ enum SecretNames {
 
 /// Decides whether a string literal looks like a real credential.
 enum CredentialLiteral {
+    /// Keys that are public by design: PostHog project keys, Stripe publishable keys.
+    static let publicKeyPrefixes = ["phc_", "pk_live_", "pk_test_"]
     /// Minimum length for the entropy test.
     static let minimumLength = 16
     /// Minimum Shannon entropy, in bits per character, for the entropy test.
@@ -178,6 +223,9 @@ enum CredentialLiteral {
         if text.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) { return false }
         if text.hasPrefix("$(") || text.hasPrefix("${") { return false }
         if text.contains("://") || looksLikeFileName(text) { return false }
+        if isIdentifier(text, boundTo: nil) { return false }
+        if SecretNames.isSecret(text) && NameWords.split(text).count == 1 { return false }  // "password", "Token"
+        if publicKeyPrefixes.contains(where: text.hasPrefix) { return false }
         let lowered = text.lowercased()
         let placeholders = ["your", "placeholder", "changeme", "example", "xxxx", "<", "todo", "replace"]
         if placeholders.contains(where: lowered.contains) { return false }
@@ -185,6 +233,32 @@ enum CredentialLiteral {
         let hasLetter = text.contains { $0.isASCII && $0.isLetter }
         let hasDigit = text.contains { $0.isASCII && $0.isNumber }
         return text.count >= minimumLength && hasLetter && hasDigit && entropy(text) >= minimumEntropy
+    }
+
+    /// Whether `text` is an identifier rather than a secret: the key's own name (`"access_token"`
+    /// bound to `accessToken`), a reverse-DNS identifier (`"com.example.app.refreshToken"`), or
+    /// words joined by case, `_`, `-` or `.` that name something (`"passwordTextField"`,
+    /// `"login-password-field"`), as accessibility identifiers and storage keys are. A value
+    /// with a digit-only or mixed word (`"hunter2"`, `"Passw0rd!"`) is not an identifier.
+    static func isIdentifier(_ text: String, boundTo name: String?) -> Bool {
+        let words = NameWords.split(text)
+        if let name, !words.isEmpty {
+            let nameWords = NameWords.split(name)
+            if words == nameWords || words.suffix(nameWords.count) == nameWords[...] { return true }
+        }
+        let isReverseDNS =
+            text.split(separator: ".", omittingEmptySubsequences: false).count >= 3
+            && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+            && text.first?.isLetter == true && !text.hasSuffix(".")
+            && text.split(separator: ".").allSatisfy { $0.first?.isLetter == true }
+        if isReverseDNS { return true }
+        let separated =
+            text.contains { "_-.".contains($0) } || text.contains { $0.isUppercase } && text.contains { $0.isLowercase }
+        guard separated, words.count >= 2 else { return false }
+        // Every word alphabetic and a real word's length, and the text only letters and separators.
+        let wordLike = words.allSatisfy { $0.count >= 2 && $0.allSatisfy(\.isLetter) }
+        let plain = text.allSatisfy { $0.isASCII && ($0.isLetter || "_-.".contains($0)) }
+        return wordLike && plain
     }
 
     /// `name.pem`, `ca-key.p12`, `config.json`: a short lowercase extension after the last dot.
@@ -198,14 +272,26 @@ enum CredentialLiteral {
 
 /// Cleartext URL detection shared by all file kinds.
 enum CleartextURL {
-    /// Prefixes of XML namespace / DTD URIs that are identifiers, not network endpoints.
+    /// Prefixes of XML namespace, schema and DTD URIs: identifiers that are compared, never fetched.
     static let namespacePrefixes = [
         "http://www.w3.org/", "http://schemas.", "http://ns.adobe.com/", "http://purl.org/", "http://xmlns.com/",
         "http://www.apple.com/dtds/", "http://json-schema.org/", "http://docs.oasis-open.org/",
+        "http://jabber.org/protocol/", "http://etherx.jabber.org/", "http://xmpp.org/", "http://www.itunes.com/dtds/",
+        "http://search.yahoo.com/mrss", "http://www.georss.org/", "http://www.opengis.net/", "http://activitystrea.ms/",
+        "http://ostatus.org/", "http://joinmastodon.org/ns", "http://www.idpf.org/", "http://www.daisy.org/",
+        "http://wellformedweb.org/", "http://webns.net/", "http://backend.userland.com/", "http://rssnamespace.org/",
+        "http://www.rssboard.org/", "http://madskills.com/public/xml/", "http://creativecommons.org/ns",
+        "http://rdfs.org/", "http://www.openarchives.org/", "http://www.google.com/schemas/",
+        "http://www.sitemaps.org/schemas/", "http://ns.", "http://xml.org/", "http://www.iana.org/assignments/",
+        "http://openid.net/specs/", "http://openid.net/srv/", "http://specs.openid.net/", "http://www.opml.org/",
+        "http://microformats.org/", "http://ogp.me/ns", "http://opengraphprotocol.org/schema",
+        "http://www.rssboard.org/media-rss", "http://podlove.org/", "http://www.podcastindex.org/namespace",
+        "http://podcastindex.org/namespace", "http://www.w3.org", "http://www.xmpp.org/",
     ]
 
-    /// If `text` starts with a cleartext `http://` URL to a literal, non-local host, returns the host.
-    /// Returns nil otherwise (including `"http://"` alone, whose host is unknown).
+    /// If `text` starts with a cleartext `http://` URL to a literal host that can be on the public
+    /// internet, returns the host. Returns nil otherwise: `"http://"` alone (its host is unknown),
+    /// namespace URIs, and hosts that are local, private or reserved (see ``ReservedHosts``).
     static func nonLocalHost(in text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.count >= 7 else { return nil }
@@ -223,20 +309,80 @@ enum CleartextURL {
         }
         if host.hasSuffix(".") { host = host.dropLast() }
         if host.isEmpty { return nil }
-        return LocalHosts.isLocal(String(host)) ? nil : String(host)
+        return ReservedHosts.isNonPublic(String(host)) ? nil : String(host)
     }
 }
 
 /// Hosts that never leave the device or the local link.
 enum LocalHosts {
-    /// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` and `*.local` (mDNS).
+    /// `localhost`, `*.localhost`, `127.0.0.0/8`, `::1` and `*.local` (mDNS), with or without a
+    /// trailing dot.
     static func isLocal(_ rawHost: String) -> Bool {
         var host = rawHost.lowercased()
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.hasSuffix(".") { host.removeLast() }
         if host == "localhost" || host.hasSuffix(".localhost") || host.hasSuffix(".local") { return true }
         if host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
         if octets.count == 4, octets[0] == "127", octets.allSatisfy({ UInt8($0) != nil }) { return true }
+        return false
+    }
+}
+
+/// Hosts a cleartext URL to is not a finding: they never reach the public internet, or name no
+/// real server at all.
+///
+/// - Local: ``LocalHosts``.
+/// - Reserved names (RFC 6761 §6): `example.com`, `example.net`, `example.org` and their
+///   subdomains, and the `.example`, `.test`, `.invalid` top-level names; `home.arpa` (RFC 8375).
+/// - Addresses: private IPv4 (RFC 1918: 10/8, 172.16/12, 192.168/16), link-local (169.254/16,
+///   `fe80::/10`), shared address space (100.64/10, RFC 6598), unspecified (`0.0.0.0`, `::`),
+///   the documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24, `2001:db8::/32`) and
+///   unique-local IPv6 (`fc00::/7`).
+///
+/// A cleartext URL to a device on the local network is still cleartext, but it is what such
+/// devices offer and ATS itself exempts local networking (`NSAllowsLocalNetworking`).
+enum ReservedHosts {
+    static let reservedDomains = ["example.com", "example.net", "example.org", "home.arpa"]
+    static let reservedTopLevel = ["example", "test", "invalid"]
+
+    static func isNonPublic(_ rawHost: String) -> Bool {
+        var host = rawHost.lowercased()
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.hasSuffix(".") { host.removeLast() }
+        if LocalHosts.isLocal(host) { return true }
+        for domain in reservedDomains where host == domain || host.hasSuffix("." + domain) { return true }
+        if let last = host.split(separator: ".").last, reservedTopLevel.contains(String(last)) { return true }
+        if let octets = ipv4(host) { return isNonPublic(ipv4: octets) }
+        if host.contains(":") { return isNonPublic(ipv6: host) }
+        return false
+    }
+
+    static func ipv4(_ host: String) -> [UInt8]? {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        let octets = parts.compactMap { UInt8($0) }
+        return octets.count == 4 ? octets : nil
+    }
+
+    static func isNonPublic(ipv4 o: [UInt8]) -> Bool {
+        switch (o[0], o[1], o[2]) {
+        case (0, _, _), (10, _, _), (127, _, _): return true
+        case (172, 16...31, _), (192, 168, _), (169, 254, _), (100, 64...127, _): return true
+        case (192, 0, 2), (198, 51, 100), (203, 0, 113): return true
+        default: return false
+        }
+    }
+
+    static func isNonPublic(ipv6 host: String) -> Bool {
+        let address = host.split(separator: "%").first.map(String.init) ?? host
+        if address == "::" || address == "::1" { return true }
+        guard let first = address.split(separator: ":", omittingEmptySubsequences: false).first,
+            let value = UInt16(first.isEmpty ? "0" : first, radix: 16)
+        else { return false }
+        if value & 0xFFC0 == 0xFE80 { return true }  // link-local fe80::/10
+        if value & 0xFE00 == 0xFC00 { return true }  // unique local fc00::/7
+        if value == 0x2001, address.lowercased().hasPrefix("2001:db8:") { return true }
         return false
     }
 }

@@ -26,12 +26,20 @@ public struct SecurityAuditor: Sendable {
     /// Paths relative to the audited root (with `/` separators, e.g. `"Tests"` or `"App/Generated"`) whose
     /// files and subdirectories are not audited.
     public let excludedPaths: [String]
+    /// Whether findings in test, preview and mock code (``CodeContext/test``) are reported with
+    /// the others. When false (the default) they are only counted, in
+    /// ``AuditReport/testCodeFindings``.
+    public let includesTestCode: Bool
 
     /// Creates an auditor with every rule in ``AuditRule/all`` enabled.
-    /// - Parameter excludedPaths: Relative paths to leave out of directory audits (for example test code that
-    ///   deliberately uses cleartext URLs). A trailing `/` is ignored.
-    public init(excludedPaths: [String] = []) {
+    /// - Parameters:
+    ///   - excludedPaths: Relative paths to leave out of directory audits (for example generated
+    ///     code). A trailing `/` is ignored.
+    ///   - includesTestCode: Whether findings in test, preview and mock code are reported with
+    ///     the others (each marked ``CodeContext/test``) rather than set aside.
+    public init(excludedPaths: [String] = [], includesTestCode: Bool = false) {
         self.excludedPaths = excludedPaths.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        self.includesTestCode = includesTestCode
     }
 
     /// Audits the directory tree or single file at `path`.
@@ -61,28 +69,39 @@ public struct SecurityAuditor: Sendable {
                     [SourceFile(url: url, relativePath: name, kind: $0, isNamedByUser: true)]
                 } ?? []
         }
-        return Self.audit(files)
+        return Self.audit(files, includesTestCode: self.includesTestCode)
     }
 
     /// Audits Swift source text as if it were the file `path` (for tests, editors and previews).
     public func audit(swiftSource: String, path: String = "Source.swift") -> AuditReport {
-        Self.report(for: [FileAuditor.auditSwift(text: swiftSource, path: path)])
+        Self.report(for: [FileAuditor.auditSwift(text: swiftSource, path: path)], includesTestCode: includesTestCode)
     }
 
     /// Audits property-list bytes (XML or binary) as if they were the file `path`. A malformed property list
     /// is reported in ``AuditReport/unreadableFiles``.
     public func audit(propertyList: Data, path: String = "Info.plist") -> AuditReport {
-        Self.report(for: [FileAuditor.auditPropertyList(data: propertyList, path: path)])
+        Self.report(
+            for: [FileAuditor.auditPropertyList(data: propertyList, path: path)],
+            includesTestCode: includesTestCode
+        )
     }
 
     /// Audits `.xcconfig` text as if it were the file `path`.
     public func audit(xcconfig: String, path: String = "Config.xcconfig") -> AuditReport {
-        Self.report(for: [FileAuditor.auditXCConfig(text: xcconfig, path: path)])
+        Self.report(for: [FileAuditor.auditXCConfig(text: xcconfig, path: path)], includesTestCode: includesTestCode)
+    }
+
+    /// Audits Objective-C source text (`.m`, `.mm` or `.h`) as if it were the file `path`.
+    public func audit(objectiveCSource: String, path: String = "Source.m") -> AuditReport {
+        Self.report(
+            for: [FileAuditor.auditObjectiveC(text: objectiveCSource, path: path)],
+            includesTestCode: includesTestCode
+        )
     }
 
     // MARK: Scheduling
 
-    static func audit(_ files: [SourceFile]) -> AuditReport {
+    static func audit(_ files: [SourceFile], includesTestCode: Bool = false) -> AuditReport {
         guard !files.isEmpty else { return AuditReport(findings: [], filesScanned: 0) }
         let collected = ChunkResults()
         // Chunks keep the per-task overhead low while still balancing uneven file sizes across cores.
@@ -97,11 +116,12 @@ public struct SecurityAuditor: Sendable {
             collected.append(mine)
         }
         let results = collected.inFileOrder
-        return report(for: results)
+        return report(for: results, includesTestCode: includesTestCode)
     }
 
-    static func report(for results: [FileResult]) -> AuditReport {
+    static func report(for results: [FileResult], includesTestCode: Bool) -> AuditReport {
         var findings: [AuditFinding] = []
+        var testCode: [AuditFinding] = []
         var suppressed: [AuditFinding] = []
         var unreadable: [UnreadableFile] = []
         var scanned = 0
@@ -110,7 +130,13 @@ public struct SecurityAuditor: Sendable {
             scanned += 1
             switch result {
             case .audited(let active, let quiet):
-                findings += active
+                for finding in active {
+                    if finding.context == .test, !includesTestCode {
+                        testCode.append(finding)
+                    } else {
+                        findings.append(finding)
+                    }
+                }
                 suppressed += quiet
             case .unreadable(let file):
                 unreadable.append(file)
@@ -121,6 +147,7 @@ public struct SecurityAuditor: Sendable {
         return AuditReport(
             findings: findings,
             suppressed: suppressed,
+            testCodeFindings: testCode,
             filesScanned: scanned,
             unreadableFiles: unreadable
         )
@@ -134,6 +161,8 @@ enum FileKind: Sendable {
     case xcconfig
     /// `*.json`; audited only when it is a SecureNetworking transport-security policy.
     case jsonPolicy
+    /// `*.m`, `*.mm` and `*.h`: Objective-C, for the high-severity rules.
+    case objectiveC
 
     init?(fileName: String) {
         let lowered = fileName.lowercased()
@@ -145,6 +174,8 @@ enum FileKind: Sendable {
             self = .xcconfig
         } else if lowered.hasSuffix(".json") {
             self = .jsonPolicy
+        } else if lowered.hasSuffix(".m") || lowered.hasSuffix(".mm") || lowered.hasSuffix(".h") {
+            self = .objectiveC
         } else {
             return nil
         }
@@ -249,7 +280,19 @@ enum FileWalker {
 
 /// Reads and audits one file.
 enum FileAuditor {
+    /// Audits one file and marks every finding of a file in a test location as test code.
     static func audit(_ file: SourceFile) -> FileResult {
+        let result = auditContents(file)
+        guard TestCodeDetection.isTestPath(file.relativePath), case .audited(let active, let quiet) = result else {
+            return result
+        }
+        return .audited(
+            active: active.map { $0.inContext(.test, condition: $0.condition) },
+            suppressed: quiet.map { $0.inContext(.test, condition: $0.condition) }
+        )
+    }
+
+    static func auditContents(_ file: SourceFile) -> FileResult {
         let data: Data
         switch SourceFileReader.read(file.url.path, followingLinks: file.isNamedByUser) {
         case .contents(let contents):
@@ -272,6 +315,11 @@ enum FileAuditor {
                 return .unreadable(UnreadableFile(path: file.relativePath, reason: "not valid UTF-8"))
             }
             return auditXCConfig(text: text, path: file.relativePath)
+        case .objectiveC:
+            guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+                return .unreadable(UnreadableFile(path: file.relativePath, reason: "not valid UTF-8"))
+            }
+            return auditObjectiveC(text: text, path: file.relativePath)
         case .jsonPolicy:
             guard JSONPolicyRules.isPolicy(data) else { return .skipped }
             do {
@@ -308,6 +356,14 @@ enum FileAuditor {
         } catch {
             return .unreadable(UnreadableFile(path: path, reason: error.reason))
         }
+    }
+
+    static func auditObjectiveC(text: String, path: String) -> FileResult {
+        let (active, suppressed) = ObjectiveCRules.audit(text: text, path: path)
+        return .audited(
+            active: Fingerprint.assign(active, text: text),
+            suppressed: Fingerprint.assign(suppressed, text: text)
+        )
     }
 
     static func auditXCConfig(text: String, path: String) -> FileResult {

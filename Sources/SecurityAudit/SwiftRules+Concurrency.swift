@@ -14,10 +14,10 @@ extension SwiftRuleVisitor {
         // LocalAuthentication: "executed on a private queue internal to the framework".
         "evaluatePolicy": (["reply"], true),
         "evaluateAccessControl": (["reply"], true),
-        // URLSession: on the session's delegate queue, a background queue unless it is `.main`.
-        "dataTask": (["completionHandler"], true),
-        "uploadTask": (["completionHandler"], true),
-        "downloadTask": (["completionHandler"], true),
+        // Not URLSession's `dataTask`/`uploadTask`/`downloadTask`: the SDK declares their completion
+        // handlers `@escaping @Sendable` (Apple's documentation of `dataTask(with:completionHandler:)`),
+        // so a closure literal passed there is not main-actor isolated and cannot trap. Three
+        // findings on real apps were all this (issue 39's corpus).
     ]
 
     /// Types whose members are main-actor isolated: UIKit and AppKit classes, SwiftUI's `View` and `App`,

@@ -40,11 +40,13 @@ extension SwiftRuleVisitor {
         report(.weakPasswordHash, at: node, message: message)
     }
 
-    /// A libc/arc4random generator whose result is bound, in the same statement, to a name that holds key
-    /// material (key, nonce, iv, salt, token, secret, otp, password, pin, seed).
+    /// A libc/arc4random generator whose result is bound, in the same statement, to a name that holds key material (key, nonce, iv, salt, token,
+    /// secret, otp, password, pin, seed), or is what a function or computed property named like key
+    /// material returns (`func makeNonce() -> String { String(arc4random()) }`).
     func checkInsecureRandom(_ node: FunctionCallExprSyntax, callee: Callee) {
         guard callee.base == nil, Self.insecureRandomFunctions.contains(callee.name) else { return }
-        let names = SyntaxHelpers.boundNames(of: node, throughExpressions: true)
+        var names = SyntaxHelpers.boundNames(of: node, throughExpressions: true)
+        if names.isEmpty, let producer = SyntaxHelpers.returningDeclarationName(of: node) { names = [producer] }
         guard let target = names.first(where: SecretNames.isKeyMaterial) else { return }
         report(
             .insecureRandom,

@@ -2,12 +2,15 @@ import SwiftSyntax
 
 // SN007 secret-in-logs for Swift sources.
 extension SwiftRuleVisitor {
-    static let printFunctions: Set<String> = ["print", "debugPrint", "NSLog", "dump"]
+    static let printFunctions: Set<String> = [
+        "print", "debugPrint", "NSLog", "dump", "DDLogVerbose", "DDLogDebug", "DDLogInfo", "DDLogWarn", "DDLogError",
+    ]
     static let loggerMethods: Set<String> = [
-        "log", "trace", "debug", "info", "notice", "warning", "error", "critical", "fault",
+        "log", "trace", "debug", "info", "notice", "warning", "error", "critical", "fault", "verbose", "warn",
     ]
 
-    /// `print`, `debugPrint`, `NSLog`, `dump`, `os_log` and `Logger`/`logger` methods whose arguments
+    /// `print`, `debugPrint`, `NSLog`, `dump`, CocoaLumberjack's `DDLog…`, `os_log` and
+    /// `Logger`/`logger`/`Log` methods (including `verbose` and `trace`) whose arguments
     /// reference a secret-named identifier, `allHTTPHeaderFields`, or read an `"Authorization"` header.
     /// Logger interpolations marked `privacy: .private` or `.sensitive` are not reported; `os_log` calls
     /// whose format string only uses `%{private}` / `%{sensitive}` placeholders are not reported.
@@ -23,8 +26,16 @@ extension SwiftRuleVisitor {
         {
             return
         }
+        // os.Logger (`Logger(…)`, `Logger.someCategory`) redacts interpolated values by default: only
+        // `privacy: .public` publishes them. Known only when the file imports os and not swift-log.
+        let redactsByDefault =
+            isLogger && callee.baseText.hasPrefix("Logger") && importsOSLogOnly
         for argument in node.arguments {
-            let finder = LoggedSecretFinder(root: Syntax(argument.expression))
+            let finder = LoggedSecretFinder(
+                root: Syntax(argument.expression),
+                visitor: self,
+                onlyPublicInterpolations: redactsByDefault
+            )
             finder.walk(argument.expression)
             if let secret = finder.secret {
                 report(
@@ -45,6 +56,9 @@ extension SwiftRuleVisitor {
 /// Finds the first secret reference inside one logged argument.
 final class LoggedSecretFinder: SyntaxVisitor {
     let root: Syntax
+    unowned let visitor: SwiftRuleVisitor
+    /// For os.Logger: only interpolations marked `privacy: .public` are written as they are.
+    let onlyPublicInterpolations: Bool
     var secret: String?
     /// Member names that read harmless facts about a secret.
     static let harmlessMembers: Set<String> = [
@@ -54,8 +68,10 @@ final class LoggedSecretFinder: SyntaxVisitor {
     /// Calls whose result no longer contains the secret.
     static let redactingWords = ["redact", "mask", "hash", "obfuscat", "sanitiz", "sha", "digest", "fingerprint"]
 
-    init(root: Syntax) {
+    init(root: Syntax, visitor: SwiftRuleVisitor, onlyPublicInterpolations: Bool = false) {
         self.root = root
+        self.visitor = visitor
+        self.onlyPublicInterpolations = onlyPublicInterpolations
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -68,6 +84,7 @@ final class LoggedSecretFinder: SyntaxVisitor {
         let privacy = node.expressions.first { $0.label?.text == "privacy" }
         let value = privacy?.expression.trimmedDescription ?? ""
         if value.hasPrefix(".private") || value.hasPrefix(".sensitive") { return .skipChildren }
+        if onlyPublicInterpolations, !value.hasPrefix(".public") { return .skipChildren }
         return .visitChildren
     }
 
@@ -77,12 +94,16 @@ final class LoggedSecretFinder: SyntaxVisitor {
         if name == "allHTTPHeaderFields" {
             secret = name
         } else if SecretNames.isSecret(name, includeAuthorization: true) {
-            if let member = node.parent?.as(MemberAccessExprSyntax.self),
-                let base = member.base, Syntax(base).id == Syntax(node).id,
-                Self.harmlessMembers.contains(member.declName.baseName.text)
-            {
+            if SyntaxHelpers.isHarmlessRead(Syntax(node)) || SyntaxHelpers.isQualifiedByItsFunction(Syntax(node)) {
                 return .visitChildren
             }
+            secret = name
+        } else if visitor.secretHoldingTypes.contains(name)
+            || SyntaxHelpers.declaredTypeName(of: name, at: Syntax(node)).map(visitor.secretHoldingTypes.contains)
+                == true
+        {
+            // A value of a type of this file that holds a token (`print(session)` where
+            // `struct Session { let accessToken: String }`): its description includes it.
             secret = name
         }
         return .visitChildren
@@ -90,9 +111,28 @@ final class LoggedSecretFinder: SyntaxVisitor {
 
     override func visit(_ node: StringLiteralExprSyntax) -> SyntaxVisitorContinueKind {
         // `"Authorization"` read through a header API or subscript, not a top-level message literal.
-        if secret == nil, Syntax(node).id != root.id, node.representedLiteralValue?.lowercased() == "authorization" {
-            secret = "Authorization header"
+        if secret == nil, Syntax(node).id != root.id,
+            let header = node.representedLiteralValue?.lowercased(),
+            ["authorization", "cookie", "set-cookie"].contains(header)
+        {
+            secret = header == "authorization" ? "Authorization header" : "Cookie header"
         }
         return .visitChildren
+    }
+}
+
+extension SwiftRuleVisitor {
+    /// Whether the file imports `os` or `OSLog` and not swift-log's `Logging`, so that `Logger` is
+    /// os.Logger.
+    var importsOSLogOnly: Bool {
+        var os = false
+        for item in tree.statements {
+            guard let declaration = item.item.as(ImportDeclSyntax.self),
+                let module = declaration.path.first?.name.text
+            else { continue }
+            if module == "Logging" { return false }
+            if module == "os" || module == "OSLog" { os = true }
+        }
+        return os
     }
 }

@@ -41,6 +41,11 @@ extension SwiftRuleVisitor {
                 message: "\(callee.name) accepts any certificate for the host, disabling TLS authentication"
             )
         case "SecTrustSetExceptions":
+            // Exceptions the user approved earlier, then a real evaluation (home-assistant's
+            // trust-on-first-use), are a decision, not a bypass; copying the failing trust's own
+            // exceptions back onto it is.
+            let copiesItsOwn = node.arguments.trimmedDescription.containsUTF8("SecTrustCopyExceptions")
+            if !copiesItsOwn, Self.isEvaluatedLater(node) { return }
             report(
                 .trustEvaluationDisabled,
                 at: node,
@@ -88,20 +93,31 @@ extension SwiftRuleVisitor {
         }
     }
 
-    /// `urlSession(_:didReceive:completionHandler:)` (and the task-level and async variants): answering with
-    /// `URLCredential(trust:)` without any evaluation in the method, and `.performDefaultHandling` in the
-    /// failure branch of a pin/trust check.
+    /// Whether a `SecTrustEvaluate…` call follows `node` in its function.
+    static func isEvaluatedLater(_ node: FunctionCallExprSyntax) -> Bool {
+        guard let function = SyntaxHelpers.enclosing(FunctionDeclSyntax.self, of: node)?.body else { return false }
+        let after = node.endPosition
+        return function.tokens(viewMode: .sourceAccurate).contains { token in
+            token.position >= after && token.text.hasPrefix("SecTrustEvaluate")
+        }
+    }
+
+    /// A function that answers an authentication challenge — `urlSession(_:didReceive:completionHandler:)`
+    /// (and the task-level and async variants), or any function of the app that takes a
+    /// `URLAuthenticationChallenge` (a WebDAV client's `handle(challenge:completion:)`) — judged by what it
+    /// does: answering with `URLCredential(trust:)` with no evaluation in the function and no check of the
+    /// challenge guarding that answer, and `.performDefaultHandling` in the failure branch of a pin/trust
+    /// check.
     func checkTrustDelegate(_ node: FunctionDeclSyntax) {
-        guard node.name.text == "urlSession", let body = node.body else { return }
+        guard let body = node.body else { return }
         let isChallengeHandler = node.signature.parameterClause.parameters.contains { parameter in
-            parameter.firstName.text == "didReceive"
-                && parameter.type.trimmedDescription.contains("URLAuthenticationChallenge")
+            parameter.type.trimmedDescription.contains("URLAuthenticationChallenge")
         }
         guard isChallengeHandler else { return }
         let scanner = TrustDelegateScanner()
         scanner.walk(body)
         if !scanner.evaluates {
-            for call in scanner.trustCredentials {
+            for call in scanner.trustCredentials where !TrustDelegateScanner.isGuardedByCheck(call) {
                 report(
                     .trustEvaluationDisabled,
                     at: call,
@@ -191,6 +207,22 @@ extension SwiftRuleVisitor {
     }
 }
 
+/// The calls inside a subtree.
+final class CallCollector: SyntaxVisitor {
+    var calls: [FunctionCallExprSyntax] = []
+
+    static func collect(_ node: some SyntaxProtocol) -> [FunctionCallExprSyntax] {
+        let collector = CallCollector(viewMode: .sourceAccurate)
+        collector.walk(node)
+        return collector.calls
+    }
+
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        calls.append(node)
+        return .visitChildren
+    }
+}
+
 /// Looks inside an authentication-challenge delegate method.
 final class TrustDelegateScanner: SyntaxVisitor {
     var trustCredentials: [FunctionCallExprSyntax] = []
@@ -219,6 +251,42 @@ final class TrustDelegateScanner: SyntaxVisitor {
     override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
         if node.declName.baseName.text == "performDefaultHandling" { defaultHandlings.append(node) }
         return .visitChildren
+    }
+
+    /// Whether `node` runs only when a call that was given the challenge or its trust returned true:
+    /// in the body of `if check(challenge) { … }`, or after `guard check(trust) else { … }` (talk-ios
+    /// compares the leaf with the certificates the user accepted through such a helper, whatever its
+    /// name).
+    static func isGuardedByCheck(_ node: some SyntaxProtocol) -> Bool {
+        func checksTheChallenge(_ conditions: ConditionElementListSyntax) -> Bool {
+            conditions.contains { element in
+                let calls = CallCollector.collect(element)
+                return calls.contains { call in
+                    let text = call.arguments.trimmedDescription.lowercased()
+                    return text.contains("challenge") || text.contains("trust")
+                }
+            }
+        }
+        var child = Syntax(node)
+        var current = node.parent
+        while let parent = current, !parent.is(FunctionDeclSyntax.self) {
+            if let ifExpr = parent.as(IfExprSyntax.self), Syntax(ifExpr.body).id == child.id,
+                checksTheChallenge(ifExpr.conditions)
+            {
+                return true
+            }
+            if let items = parent.as(CodeBlockItemListSyntax.self) {
+                for item in items {
+                    if item.id == child.id { break }
+                    if let guardStmt = item.item.as(GuardStmtSyntax.self), checksTheChallenge(guardStmt.conditions) {
+                        return true
+                    }
+                }
+            }
+            child = parent
+            current = parent.parent
+        }
+        return false
     }
 
     /// Whether a condition list contains a pin or trust check (a call or name that ``isCheckName(_:)``).

@@ -6,19 +6,22 @@ extension SwiftRuleVisitor {
     // MARK: SN006 secret-in-user-defaults
 
     /// `UserDefaults…set(x, forKey: k)` / `setValue(x, forKey: k)` on a receiver whose text mentions
-    /// "defaults" (`UserDefaults.standard`, `defaults`, `sharedDefaults`…) when the key or the stored value's
-    /// name is a secret name. A Keychain wrapper's `set(_:forKey:)` is not a UserDefaults receiver.
+    /// "defaults" (`UserDefaults.standard`, `defaults`, `sharedDefaults`…) when the key (or the value of
+    /// the key constant, within the file) is a secret name, or the stored value carries a secret: it is
+    /// named like one, built from one through a local binding, or a value of a type of this file that
+    /// holds one. A Keychain wrapper's `set(_:forKey:)` is not a UserDefaults receiver.
     func checkUserDefaultsWrite(_ node: FunctionCallExprSyntax, callee: Callee) {
         guard callee.name == "set" || callee.name == "setValue",
             callee.baseText.lowercased().containsUTF8("defaults"),
             let keyArgument = node.arguments.first(where: { $0.label?.text == "forKey" })
         else { return }
-        let keyName =
-            SyntaxHelpers.literalValue(keyArgument.expression)
-            ?? SyntaxHelpers.trailingName(keyArgument.expression)
-        let valueName = node.arguments.first.flatMap { SyntaxHelpers.trailingName($0.expression) }
-        let secret = [keyName, valueName].compactMap { $0 }.first { SecretNames.isSecret($0) }
-        guard let secret else { return }
+        // The key as written and, for a constant of this file, its value; the value as written,
+        // or what it was built from (`let data = try JSONEncoder().encode(tokens)`).
+        let keyNames = keyTexts(keyArgument.expression)
+        let secret =
+            keyNames.first { SecretNames.isSecret($0) }
+            ?? node.arguments.first.flatMap { secretCarried(by: $0.expression) }
+        guard let secret, !SecretNames.isPushToken(secret) else { return }
         report(
             .secretInUserDefaults,
             at: node,
@@ -98,6 +101,7 @@ extension SwiftRuleVisitor {
             return
         }
         guard let name, SecretNames.isSecret(name),
+            !CredentialLiteral.isIdentifier(value, boundTo: name),
             CredentialLiteral.isCredential(value, passwordName: SecretNames.isPassword(name))
         else { return }
         report(.hardcodedCredential, at: node, message: "'\(name)' is a hard-coded credential in the app binary")

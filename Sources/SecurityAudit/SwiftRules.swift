@@ -13,11 +13,17 @@ final class SwiftRuleVisitor: SyntaxVisitor {
     private(set) var findings: [AuditFinding] = []
     /// `urlCache =`, `URLCache.shared` and cache-preferring policies, checked against their scope at the end.
     var cacheCandidates: [Syntax] = []
+    /// Computed on first use by `stringConstants` (SwiftRules+DataFlow.swift).
+    var cachedStringConstants: [String: String]?
+    var cachedSecretTypes: Set<String>?
+    /// Whether the whole file is test code: by its location or by what it imports.
+    let isTestFile: Bool
 
     init(path: String, tree: SourceFileSyntax) {
         self.path = path
         self.tree = tree
         self.converter = SourceLocationConverter(fileName: path, tree: tree)
+        self.isTestFile = TestCodeDetection.isTestPath(path) || TestCodeDetection.importsTestModule(tree)
         super.init(viewMode: .sourceAccurate)
     }
 
@@ -41,6 +47,7 @@ final class SwiftRuleVisitor: SyntaxVisitor {
         fix: String? = nil
     ) {
         let location = converter.location(for: node.positionAfterSkippingLeadingTrivia)
+        let isTest = isTestFile || TestCodeDetection.isInTestDeclaration(node)
         findings.append(
             AuditFinding(
                 ruleID: rule.id,
@@ -50,7 +57,7 @@ final class SwiftRuleVisitor: SyntaxVisitor {
                 column: location.column,
                 message: message,
                 fix: fix ?? rule.fix
-            )
+            ).inContext(isTest ? .test : .shipping, condition: TestCodeDetection.condition(of: node))
         )
     }
 

@@ -4,7 +4,7 @@ public import Foundation
 public enum SyntheticProject {
     /// The cleartext URL planted in every other file.
     public static let plantedURL =
-        "http://api.example.com"  // securenet:ignore SN005 planted in synthetic trees, never requested
+        "http://api.shop-backend.io"  // securenet:ignore SN005 planted in synthetic trees, never requested
 
     /// Writes `files` small Swift files below `directory` (100 per subdirectory `ModuleN/`), creating
     /// directories as needed. Files with an even index contain exactly one cleartext URL literal

@@ -67,6 +67,13 @@ struct Audit: ParsableCommand {
     )
     var failOn: Threshold = .high
 
+    @Flag(
+        name: .customLong("include-tests"),
+        help:
+            "Also report findings in test, preview and mock code (test targets, XCTest and swift-testing files, #Preview, fixtures). By default they are only counted."
+    )
+    var includeTests = false
+
     @Option(
         name: [.customShort("o"), .customLong("output")],
         help: "Write the report to this file instead of standard output."
@@ -77,7 +84,7 @@ struct Audit: ParsableCommand {
         var standardError = StandardError()
         let report: AuditReport
         do {
-            report = try SecurityAuditor().audit(path: self.path)
+            report = try SecurityAuditor(includesTestCode: self.includeTests).audit(path: self.path)
         } catch {
             print(AuditReport.textLine("securenet: \(self.path): \(error)"), to: &standardError)
             throw ExitCode(1)

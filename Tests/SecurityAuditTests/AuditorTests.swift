@@ -78,7 +78,7 @@ struct AuditorTests {
             {
               "allowsArbitraryLoads": true,
               "exceptionDomains": {
-                "old.example.com": {
+                "old.backend.com": {
                   "includesSubdomains": true,
                   "allowsInsecureHTTPLoads": true,
                   "minimumTLSVersion": "TLSv1.1",
@@ -86,12 +86,12 @@ struct AuditorTests {
                 },
                 "localhost": { "allowsInsecureHTTPLoads": true }
               },
-              "pinnedDomains": { "**.example.com": { "pins": ["sha256/a", "sha256/b"] } }
+              "pinnedDomains": { "**.backend.com": { "pins": ["sha256/a", "sha256/b"] } }
             }
             """
         try Data(policy.utf8).write(to: root.appendingPathComponent("policy.json"))
         try Data("{\"pinnedDomains\": {".utf8).write(to: root.appendingPathComponent("broken.json"))
-        try Data("{\"name\": \"http://example.com\"}".utf8).write(to: root.appendingPathComponent("package.json"))
+        try Data("{\"name\": \"http://backend.com\"}".utf8).write(to: root.appendingPathComponent("package.json"))
         let report = try SecurityAuditor().audit(path: root.path)
         #expect(
             report.findings.map(Triple.init) == [

@@ -118,7 +118,7 @@ struct HostileTreeTests {
         let handle = try FileHandle(forWritingTo: big)
         try handle.truncate(atOffset: 8 << 20 + 1)
         try handle.close()
-        try Data(#"let u = "http://example.com/""#.utf8).write(to: directory.appendingPathComponent("Small.swift"))
+        try Data(#"let u = "http://backend.com/""#.utf8).write(to: directory.appendingPathComponent("Small.swift"))
         let report = try SecurityAuditor().audit(path: directory.path)
         #expect(report.unreadableFiles == [UnreadableFile(path: "Big.swift", reason: "larger than 8 MiB, not audited")])
         #expect(report.findings.map(\.path) == ["Small.swift"])
@@ -130,7 +130,7 @@ struct HostileTreeTests {
     /// File names reach the text report: control characters are escaped, and a line cannot
     /// start a GitHub Actions workflow command (`::…`, or `##[…` anywhere).
     @Test func fileNamesCannotBreakOrCommandTheTextReport() throws {
-        let source = Array(#"let u = "http://example.com/""#.utf8)
+        let source = Array(#"let u = "http://backend.com/""#.utf8)
         let report = try Self.audit([
             ("a\n::error file=x::pwned.swift", source),
             ("::warning::b.swift", source),
@@ -173,11 +173,30 @@ struct HostileTreeTests {
             #expect(report.unreadableFiles.map(\.reason) == [SwiftBracketNestingReason.tooDeep], "\(source.prefix(40))")
         }
         let ten =
-            "let u = \"http://example.com/\"; let x = " + String(repeating: "[", count: 10) + "1"
+            "let u = \"http://backend.com/\"; let x = " + String(repeating: "[", count: 10) + "1"
             + String(repeating: "]", count: 10)
         let report = SecurityAuditor().audit(swiftSource: ten, path: "Ten.swift")
         #expect(report.unreadableFiles.isEmpty)
         #expect(report.findings.map(\.ruleID) == ["SN005"])
+    }
+
+    /// `[` in comments and in the text of string literals is not code: commented-out `[:]` and
+    /// Markdown links in a string (issue 39's corpus: home-assistant's WidgetCustom.swift,
+    /// IceCubesApp's AboutView.swift) no longer make a file unaudited. In an interpolation it is.
+    @Test func bracketsInCommentsAndStringTextAreNotNesting() {
+        let comments = String(repeating: "// let x: [String: Any] = [:\n", count: 30) + "let u = \"http://backend.com\""
+        let markdown =
+            "let about = \"\"\"\n" + String(repeating: "[link](https://a.io) ", count: 20) + "\n\"\"\"\n"
+            + "let u = \"http://backend.com\""
+        for source in [comments, markdown] {
+            let report = SecurityAuditor().audit(swiftSource: source, path: "Fine.swift")
+            #expect(report.unreadableFiles.isEmpty, "\(source.prefix(40))")
+            #expect(report.findings.map(\.ruleID) == ["SN005"])
+        }
+        let interpolated =
+            "let x = \"\\(" + String(repeating: "[", count: 25) + "1" + String(repeating: "]", count: 25) + ")\""
+        let report = SecurityAuditor().audit(swiftSource: interpolated, path: "Deep.swift")
+        #expect(report.unreadableFiles.map(\.reason) == [SwiftBracketNestingReason.tooDeep])
     }
 }
 

@@ -72,7 +72,7 @@ struct PropertyListRuleTests {
             <dict>
                 <key>NSExceptionDomains</key>
                 <dict>
-                    <key>wide.example.com</key>
+                    <key>wide.backend.com</key>
                     <dict>
                         <key>NSIncludesSubdomains</key>
                         <true/>
@@ -83,7 +83,7 @@ struct PropertyListRuleTests {
                         <key>NSTemporaryExceptionRequiresForwardSecrecy</key>
                         <false/>
                     </dict>
-                    <key>narrow.example.com</key>
+                    <key>narrow.backend.com</key>
                     <dict>
                         <key>NSExceptionMinimumTLSVersion</key>
                         <string>TLSv1.0</string>
@@ -119,8 +119,8 @@ struct PropertyListRuleTests {
                 """
                 <key>Endpoints</key>
                 <array>
-                    <string>http://api.example.com</string>
-                    <string>https://api.example.com</string>
+                    <string>http://api.backend.com</string>
+                    <string>https://api.backend.com</string>
                     <string>http://localhost:3000</string>
                 </array>
                 """
@@ -137,19 +137,19 @@ struct PropertyListRuleTests {
                 <dict>
                     <key>NSPinnedDomains</key>
                     <dict>
-                        <key>one.example.com</key>
+                        <key>one.backend.com</key>
                         <dict>
                             <key>NSPinnedCAIdentities</key>
                             <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
                         </dict>
-                        <key>two.example.com</key>
+                        <key>two.backend.com</key>
                         <dict>
                             <key>NSPinnedCAIdentities</key>
                             <array><dict><key>SPKI-SHA256-BASE64</key><string>a</string></dict></array>
                             <key>NSPinnedLeafIdentities</key>
                             <array><dict><key>SPKI-SHA256-BASE64</key><string>b</string></dict></array>
                         </dict>
-                        <key>none.example.com</key>
+                        <key>none.backend.com</key>
                         <dict/>
                     </dict>
                 </dict>
@@ -172,7 +172,7 @@ struct PropertyListRuleTests {
     func binaryPlist() throws {
         let object: [String: Any] = [
             "NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true],
-            "Homepage": "http://www.example.com",
+            "Homepage": "http://www.backend.com",
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
         let report = SecurityAuditor().audit(propertyList: data, path: "Info.plist")
@@ -191,8 +191,8 @@ struct PropertyListRuleTests {
     @Test("xcconfig: cleartext URLs and credential settings")
     func xcconfig() {
         let text = """
-            API_URL = http:/$()/api.example.com
-            SECURE_URL = https:/$()/api.example.com
+            API_URL = http:/$()/api.backend.com
+            SECURE_URL = https:/$()/api.backend.com
             LOCAL_URL = http:/$()/localhost:8080
             STRIPE_SECRET_KEY = sk_live_4eC39HqLyjWDarjtT1zdp7dc
             SENTRY_AUTH_TOKEN[config=Release] = "a8F3kL9qZ2xV7mN4bR6tY1wE5uI0oP3s"
@@ -210,8 +210,8 @@ struct PropertyListRuleTests {
     @Test("CR LF line endings: the same findings on the same lines, suppressions still apply")
     func crlfLineEndings() {
         let xcconfig =
-            "A = 1\r\nAPI_URL = http:/$()/api.example.com\r\nLOCAL_URL = http:/$()/localhost\r\n"
-            + "PASSWORD_MIN_LENGTH = 12\r\nLEGACY = http:/$()/old.example.com // securenet:ignore SN005 retired in 2.0\r\n"
+            "A = 1\r\nAPI_URL = http:/$()/api.backend.com\r\nLOCAL_URL = http:/$()/localhost\r\n"
+            + "PASSWORD_MIN_LENGTH = 12\r\nLEGACY = http:/$()/old.backend.com // securenet:ignore SN005 retired in 2.0\r\n"
         let config = SecurityAuditor().audit(xcconfig: xcconfig, path: "App.xcconfig")
         #expect(config.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN005@2"])
         #expect(
@@ -221,14 +221,14 @@ struct PropertyListRuleTests {
         )
 
         let swift =
-            "import Foundation\r\nlet a = 1\r\nlet u = \"http://api.example.com\" // securenet:ignore SN005 sandbox only\r\nlet v = \"http://b.example.com\"\r\n"
+            "import Foundation\r\nlet a = 1\r\nlet u = \"http://api.backend.com\" // securenet:ignore SN005 sandbox only\r\nlet v = \"http://b.backend.com\"\r\n"
         let source = SecurityAuditor().audit(swiftSource: swift, path: "T.swift")
         #expect(source.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN005@4"])
         #expect(source.suppressed.map { "\($0.ruleID)@\($0.line)" } == ["SN005@3"])
 
         let plistText = String(
             decoding: plist(
-                "<key>Homepage</key>\n<string>http://www.example.com</string> <!-- securenet:ignore SN005 marketing page -->"
+                "<key>Homepage</key>\n<string>http://www.backend.com</string> <!-- securenet:ignore SN005 marketing page -->"
             ),
             as: UTF8.self
         )

@@ -35,7 +35,11 @@ struct ReportFormatTests {
         let report = SecurityAuditor().audit(swiftSource: Self.source, path: "Sources/A.swift")
         let data = try report.json()
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(object.keys) == ["findings", "suppressed", "filesScanned", "unreadableFiles", "rules"])
+        #expect(
+            Set(object.keys) == [
+                "findings", "suppressed", "testCodeFindings", "filesScanned", "unreadableFiles", "rules",
+            ]
+        )
         #expect((object["rules"] as? [[String: Any]])?.count == AuditRule.all.count)
         #expect(object["filesScanned"] as? Int == 1)
         let decoded = try JSONDecoder().decode(AuditReport.self, from: data)
@@ -47,7 +51,7 @@ struct ReportFormatTests {
     @Test("SARIF has rules, levels, locations, fingerprints and in-source suppressions")
     func sarifContent() throws {
         let report = SecurityAuditor().audit(swiftSource: Self.source, path: "Sources/A.swift")
-        let data = try report.sarif(toolVersion: "1.2.3", informationURI: "https://example.com/securenet")
+        let data = try report.sarif(toolVersion: "1.2.3", informationURI: "https://backend.com/securenet")
         let log = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(log["version"] as? String == "2.1.0")
         #expect(log["$schema"] as? String == "https://json.schemastore.org/sarif-2.1.0.json")
@@ -108,7 +112,7 @@ struct ReportFormatTests {
         )
         let valid = try unreadable.sarif(
             toolVersion: "0.1.0",
-            informationURI: "https://example.com/securenet",
+            informationURI: "https://backend.com/securenet",
             sourceRoot: Fixtures.sampleApp.path
         )
         let (status, output) = try validate(valid)

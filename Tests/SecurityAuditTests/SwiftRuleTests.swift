@@ -7,8 +7,8 @@ struct SwiftRuleTests {
     @Test("SN005 cleartext URLs: remote http is reported; https, local hosts and namespaces are not")
     func cleartextURL() {
         let source = """
-            let a = URL(string: "http://api.example.com/v1")
-            let b = URL(string: "https://api.example.com/v1")
+            let a = URL(string: "http://api.backend.com/v1")
+            let b = URL(string: "https://api.backend.com/v1")
             let c = "http://localhost:8080"
             let d = "http://127.0.0.2/x"
             let e = "http://[::1]:3000/"
@@ -16,10 +16,10 @@ struct SwiftRuleTests {
             let g = "http://www.w3.org/2000/svg"
             let h = "http://\\(host)/path"
             let i = url.hasPrefix("http://")
-            let j = "HTTP://EXAMPLE.ORG"
+            let j = "HTTP://BACKEND.ORG"
             let k = "http://ns.adobe.com/xap/1.0/"
-            let l = "see http://example.com"
-            let m = "http://api.example.com/users/\\(id)"
+            let l = "see http://backend.com"
+            let m = "http://api.backend.com/users/\\(id)"
             let n = "http://api.\\(domain)/"
             """
         #expect(swiftFindings(source) == ["SN005@1", "SN005@10", "SN005@13"])
@@ -251,8 +251,8 @@ struct SwiftRuleTests {
     func trustKitPins() {
         let source = """
             let config = [
-                "a.example.com": [kTSKPublicKeyHashes: ["hash1"]],
-                "b.example.com": [kTSKPublicKeyHashes: ["hash1", "hash2"]],
+                "a.backend.com": [kTSKPublicKeyHashes: ["hash1"]],
+                "b.backend.com": [kTSKPublicKeyHashes: ["hash1", "hash2"]],
             ]
             """
         #expect(swiftFindings(source) == ["SN014@2"])

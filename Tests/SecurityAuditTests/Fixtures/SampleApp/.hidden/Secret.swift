@@ -1,1 +1,1 @@
-let hiddenURL = "http://hidden.example.com"
+let hiddenURL = "http://hidden.backend.com"

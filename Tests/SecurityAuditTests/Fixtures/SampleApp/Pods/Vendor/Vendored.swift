@@ -1,1 +1,1 @@
-let vendorURL = "http://vendor.example.com"
+let vendorURL = "http://vendor.backend.com"

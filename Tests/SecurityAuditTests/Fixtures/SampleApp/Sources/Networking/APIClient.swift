@@ -2,8 +2,8 @@ import Foundation
 
 /// Talks to the SampleApp backend.
 final class APIClient {
-    static let baseURL = URL(string: "http://api.example.com/v1")!
-    static let secureBaseURL = URL(string: "https://api.example.com/v1")!
+    static let baseURL = URL(string: "http://api.backend.com/v1")!
+    static let secureBaseURL = URL(string: "https://api.backend.com/v1")!
     static let devURL = URL(string: "http://localhost:8080/v1")!
     static let soapNamespace = "http://schemas.xmlsoap.org/soap/envelope/"
 

@@ -5,21 +5,21 @@ import TrustKit
 enum TrustConfiguration {
     static func alamofireManager() -> ServerTrustManager {
         ServerTrustManager(evaluators: [
-            "dev.example.com": DisabledTrustEvaluator(),
-            "api.example.com": DefaultTrustEvaluator(),
-            "auth.example.com": PublicKeysTrustEvaluator(validateHost: true),
-            "files.example.com": PinnedCertificatesTrustEvaluator(validateHost: false),
-            "old.example.com": RevocationTrustEvaluator(allowsExpiredCertificates: true),
+            "dev.backend.com": DisabledTrustEvaluator(),
+            "api.backend.com": DefaultTrustEvaluator(),
+            "auth.backend.com": PublicKeysTrustEvaluator(validateHost: true),
+            "files.backend.com": PinnedCertificatesTrustEvaluator(validateHost: false),
+            "old.backend.com": RevocationTrustEvaluator(allowsExpiredCertificates: true),
         ])
     }
 
     static func trustKitConfiguration() -> [String: Any] {
         [
             kTSKPinnedDomains: [
-                "api.example.com": [
+                "api.backend.com": [
                     kTSKPublicKeyHashes: ["r/mIkG3eEpVdm+u/ko/cwxzOMo1bk4TyHIlByibiA5E="],
                 ],
-                "auth.example.com": [
+                "auth.backend.com": [
                     kTSKPublicKeyHashes: [
                         "YLh1dUR9y6Kja30RrAn7JKnbQG/uEtLMkBgFF2Fuihg=",
                         "Vjs8r4z+80wjNcr1YKepWQboSIRi63WsWXhIMN+eWys=",

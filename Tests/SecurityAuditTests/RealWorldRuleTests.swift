@@ -1,0 +1,288 @@
+import Foundation
+import SecurityAudit
+import Testing
+
+/// The rule behaviours issue 39 asked for after `securenet audit` was run on ten open-source iOS
+/// apps: each case is the shape of a false positive or a miss found there (the app is named in
+/// the comment), written here as a small example, with its true side beside it.
+@Suite("Audit rules on real-world shapes")
+struct RealWorldRuleTests {
+    // MARK: Test code
+
+    @Test(
+        "files in test targets, mocks and previews are test code",
+        arguments: [
+            ("AppTests/LoginTests.swift", true), ("App/Tests/Helpers.swift", true), ("AppUITests/Flow.swift", true),
+            ("App/Mocks/Server.swift", true), ("App/Preview Content/Data.swift", true),
+            ("App/Networking/MockURLProtocol.swift", true), ("App/Views/Login+Preview.swift", true),
+            ("App/Networking/APIClient.swift", false), ("App/Testimonials/View.swift", false),
+            ("App/Contest.swift", false), ("Sources/Latest/Feed.swift", false),
+        ]
+    )
+    func testLocations(path: String, isTest: Bool) {
+        let source = #"let url = URL(string: "http://api.shop-backend.io/v1")"#
+        let report = SecurityAuditor().audit(swiftSource: source, path: path)
+        #expect(report.findings.count == (isTest ? 0 : 1), "\(path)")
+        #expect(report.testCodeFindings.count == (isTest ? 1 : 0), "\(path)")
+        let included = SecurityAuditor(includesTestCode: true).audit(swiftSource: source, path: path)
+        #expect(included.findings.map(\.context) == [isTest ? .test : .shipping], "\(path)")
+    }
+
+    @Test("XCTest and swift-testing imports, #Preview, PreviewProvider and @Test mark test code")
+    func testDeclarations() {
+        let imports = """
+            @testable import App
+            let password = "hunter22"
+            """
+        #expect(SecurityAuditor().audit(swiftSource: imports, path: "A.swift").findings.isEmpty)
+        #expect(
+            SecurityAuditor().audit(swiftSource: imports, path: "A.swift").testCodeFindings.map(\.ruleID) == ["SN012"]
+        )
+        let previews = """
+            struct LoginView: View { var body: some View { Text("x") } }
+            #Preview { LoginView(url: URL(string: "http://staging.shop-backend.io")!) }
+            struct LoginView_Previews: PreviewProvider {
+                static var previews: some View { LoginView(url: URL(string: "http://staging.shop-backend.io")!) }
+            }
+            @Test func login() { _ = URL(string: "http://staging.shop-backend.io") }
+            let shipped = URL(string: "http://api.shop-backend.io")
+            """
+        let report = SecurityAuditor(includesTestCode: true).audit(swiftSource: previews, path: "LoginView.swift")
+        #expect(
+            report.findings.map { "\($0.line):\($0.context.rawValue)" } == ["2:test", "4:test", "6:test", "7:shipping"]
+        )
+    }
+
+    @Test("the text report counts test-code findings it does not list, and names conditional branches")
+    func textReport() {
+        let source = """
+            #if DEBUG
+            let debugURL = URL(string: "http://debug.shop-backend.io")
+            #else
+            let releaseURL = URL(string: "http://api.shop-backend.io")
+            #endif
+            """
+        let report = SecurityAuditor().audit(swiftSource: source, path: "Config.swift")
+        #expect(report.findings.map(\.condition) == ["#if DEBUG", "#else of #if DEBUG"])
+        #expect(report.text().contains("(inside #if DEBUG) [SN005"))
+        let tests = SecurityAuditor().audit(swiftSource: source, path: "AppTests/ConfigTests.swift")
+        #expect(tests.findings.isEmpty)
+        #expect(
+            tests.text().contains(
+                "2 more findings in test, preview and mock code not shown (--include-tests lists them)"
+            )
+        )
+    }
+
+    @Test("a test-code finding round-trips through JSON with its context")
+    func jsonContext() throws {
+        let report = SecurityAuditor(includesTestCode: true).audit(
+            swiftSource: #"let u = "http://api.shop-backend.io""#,
+            path: "AppTests/T.swift"
+        )
+        let decoded = try JSONDecoder().decode(AuditReport.self, from: report.json())
+        #expect(decoded.findings.map(\.context) == [.test])
+        #expect(decoded == report)
+    }
+
+    // MARK: SN005
+
+    @Test("reserved names, private and link-local addresses and namespaces are not cleartext findings")
+    func reservedHosts() {
+        let source = """
+            let a = "http://api.example.com/v1"
+            let b = "http://www.example.org"
+            let c = "http://server.test/x"
+            let d = "http://host.invalid"
+            let e = "http://10.0.0.12:8080/api"
+            let f = "http://192.168.1.1/"
+            let g = "http://172.20.0.5"
+            let h = "http://169.254.169.254/latest/meta-data"
+            let i = "http://[fe80::1%en0]:80/"
+            let j = "http://router.home.arpa/"
+            let k = "http://jabber.org/protocol/muc"
+            let l = "http://joinmastodon.org/ns#"
+            let m = "http://172.32.0.5/"
+            let n = "http://example.com.attacker.io/"
+            let o = "http://192.0.2.10/"
+            let p = "http://8.8.8.8/"
+            """
+        #expect(swiftFindings(source) == ["SN005@13", "SN005@14", "SN005@16"])
+    }
+
+    // MARK: SN007
+
+    @Test("identifiers named token but meaning something else are judged by their use")
+    func tokensThatAreNotCredentials() {
+        let source = """
+            print("joined room \\(room.token)")
+            print("server change token \\(serverChangeToken)")
+            func f(token: CKServerChangeToken) { print("saved \\(token)") }
+            func g(token: String) { print("saved \\(token)") }
+            log.info("signaling session \\(call.sessionId)")
+            log.info("hash \\(tokenHash)")
+            log.info("hash \\(hashedToken)")
+            print("user token \\(user.token)")
+            Log.verbose("push token: \\(deviceToken)")
+            DDLogDebug("refresh with \\(refreshToken)")
+            print("cookies: \\(HTTPCookieStorage.shared.cookies ?? [])")
+            print("cookie \\(cookie.value)")
+            print("cookie policy \\(cookiePolicy)")
+            print(request.value(forHTTPHeaderField: "Cookie") ?? "")
+            print("\\(notificationToken)")
+            """
+        #expect(
+            swiftFindings(source) == [
+                "SN007@4", "SN007@8", "SN007@9", "SN007@10", "SN007@11", "SN007@12", "SN007@14",
+            ]
+        )
+    }
+
+    @Test("a value of a type of this file that holds a token is a secret when logged")
+    func loggedSecretHoldingType() {
+        let source = """
+            struct AuthSession: Codable { let accessToken: String; let refreshToken: String }
+            struct Room { let name: String }
+            func debug(session: AuthSession, room: Room) {
+                print("session \\(session)")
+                print("room \\(room)")
+            }
+            """
+        #expect(swiftFindings(source) == ["SN007@4"])
+    }
+
+    // MARK: SN006
+
+    @Test("key constants are followed to their value, and stored values to what they were built from")
+    func userDefaultsDataFlow() {
+        // nextcloud/ios-style app-group defaults: tokens JSON-encoded under a neutral key constant.
+        let source = """
+            enum Keys { static let session = "accessTokenData"; static let theme = "theme" }
+            struct Tokens: Codable { let access: String; let refreshToken: String }
+            struct Settings: Codable { let theme: String }
+            func save(tokens: Tokens, settings: Settings) throws {
+                let groupDefaults = UserDefaults(suiteName: "group.app")!
+                let data = try JSONEncoder().encode(tokens)
+                groupDefaults.set(data, forKey: "blob")
+                groupDefaults.set(0, forKey: Keys.session)
+                let other = try JSONEncoder().encode(settings)
+                groupDefaults.set(other, forKey: Keys.theme)
+                groupDefaults.set(try JSONEncoder().encode(tokens), forKey: "t")
+            }
+            """
+        #expect(swiftFindings(source) == ["SN006@7", "SN006@8", "SN006@11"])
+    }
+
+    // MARK: SN012
+
+    @Test("a secret must hold a secret: key names, reverse-DNS ids and identifiers are not credentials")
+    func credentialsHoldSecrets() {
+        let source = """
+            static let accessToken = "accessToken"
+            static let refreshTokenKey = "refresh_token"
+            let keychainPassword = "com.shop.app.keychain.password"
+            let passwordField = "loginPasswordTextField"
+            let password = "login-password-field"
+            let apiToken = "Xk29fLq0Zp7Rt3Vb8Nw1"
+            let password2 = "hunter22"
+            let clientSecret = "client_secret"
+            """
+        #expect(swiftFindings(source) == ["SN012@6", "SN012@7"])
+    }
+
+    // MARK: SN013
+
+    @Test("weak randomness judged by what the function or property produces")
+    func randomnessByPurpose() {
+        let source = """
+            func makeNonce() -> String { String(arc4random()) }
+            var salt: UInt32 { arc4random() }
+            func randomColorIndex() -> UInt32 { arc4random_uniform(5) }
+            func retryJitter() -> UInt32 {
+                return arc4random_uniform(1000)
+            }
+            func generateSalt() -> UInt32 {
+                return arc4random()
+            }
+            """
+        #expect(swiftFindings(source) == ["SN013@1", "SN013@2", "SN013@8"])
+    }
+
+    // MARK: SN008
+
+    @Test("certificate acceptance is judged by what a challenge handler does, whatever its name")
+    func challengeHandlersByBehaviour() {
+        // A WebDAV client's helper (not named like validation) that accepts any certificate.
+        let helper = """
+            final class WebDAVClient {
+                func handle(_ challenge: URLAuthenticationChallenge,
+                            completion: (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+                    if let trust = challenge.protectionSpace.serverTrust {
+                        completion(.useCredential, URLCredential(trust: trust))
+                    }
+                }
+            }
+            """
+        #expect(swiftFindings(helper) == ["SN008@5"])
+        // talk-ios: the answer is guarded by a check the challenge is given to (the leaf compared
+        // with certificates the user accepted), in an `if` or a `guard`.
+        let guarded = """
+            func urlSession(_ s: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                            completionHandler: @escaping (Disposition, URLCredential?) -> Void) {
+                if CCCertificate.sharedManager().checkTrustedChallenge(challenge) {
+                    completionHandler(.useCredential, URLCredential(trust: challenge.protectionSpace.serverTrust!))
+                } else {
+                    completionHandler(.performDefaultHandling, nil)
+                }
+            }
+            func accept(_ challenge: URLAuthenticationChallenge) -> URLCredential? {
+                guard store.isAccepted(challenge.protectionSpace.serverTrust) else { return nil }
+                return URLCredential(trust: challenge.protectionSpace.serverTrust!)
+            }
+            """
+        #expect(swiftFindings(guarded) == [])
+        // home-assistant: exceptions the user approved, then a real evaluation; the classic bypass
+        // copies the failing trust's own exceptions back.
+        let exceptions = """
+            func evaluate(_ trust: SecTrust, saved: Data) -> Bool {
+                SecTrustSetExceptions(trust, saved as CFData)
+                return SecTrustEvaluateWithError(trust, nil)
+            }
+            func bypass(_ trust: SecTrust) -> Bool {
+                SecTrustSetExceptions(trust, SecTrustCopyExceptions(trust))
+                return SecTrustEvaluateWithError(trust, nil)
+            }
+            """
+        #expect(swiftFindings(exceptions) == ["SN008@6"])
+    }
+
+    // MARK: SN007 with os.Logger
+
+    @Test("os.Logger redacts interpolations unless they are public; swift-log and print do not")
+    func osLoggerPrivacy() {
+        let osLog = """
+            import OSLog
+            func f(cookie: HTTPCookie, token: String) {
+                Logger.general.debug("read cookie \\(cookie.value)")
+                Logger.general.debug("token \\(token, privacy: .public)")
+                print("token \\(token)")
+            }
+            """
+        #expect(swiftFindings(osLog) == ["SN007@4", "SN007@5"])
+        let swiftLog = """
+            import Logging
+            func f(token: String) { Logger(label: "x").info("token \\(token)") }
+            """
+        #expect(swiftFindings(swiftLog) == ["SN007@2"])
+    }
+
+    @Test("a token parameter is judged by its function: a room's or a call's token is no credential")
+    func parameterQualifiedByFunction() {
+        let source = """
+            func joinRoom(_ token: String) { NCLog.log("Joining room \\(token)") }
+            func reportIncomingCall(_ token: String) { log.info("call \\(token)") }
+            func signIn(_ token: String) { log.info("signing in with \\(token)") }
+            """
+        #expect(swiftFindings(source) == ["SN007@3"])
+    }
+}
