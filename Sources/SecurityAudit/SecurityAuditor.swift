@@ -15,13 +15,15 @@ import Darwin
 /// print(report.text())
 /// ```
 ///
-/// What is audited: `*.swift` (parsed with swift-syntax), `*.plist` including `Info.plist` (XML or binary),
+/// What is audited: `*.swift` (parsed with swift-syntax), `*.m`, `*.mm` and `*.h` (Objective-C, for the
+/// high-severity rules), `*.plist` including `Info.plist` (XML or binary),
 /// `*.entitlements`, `*.xcconfig`, and `*.json` files that are SecureNetworking transport-security policies
 /// (other JSON files are neither audited nor counted). Directories named `.git`, `.build`, `.build-*`,
 /// `DerivedData`, `Pods`, `Carthage`, `node_modules`, `.swiftpm`, every hidden directory and the
 /// ``excludedPaths`` are skipped; symbolic links are not followed (so a linked directory cannot lead the walk
 /// out of the tree). A file larger than 8 MiB is not read: it is listed in ``AuditReport/unreadableFiles``.
-/// Files are audited concurrently; the report is deterministic.
+/// Files are audited concurrently; the report is deterministic. Findings in test, preview and mock code
+/// (``CodeContext/test``) are set aside in ``AuditReport/testCodeFindings`` unless ``includesTestCode``.
 public struct SecurityAuditor: Sendable {
     /// Paths relative to the audited root (with `/` separators, e.g. `"Tests"` or `"App/Generated"`) whose
     /// files and subdirectories are not audited.
