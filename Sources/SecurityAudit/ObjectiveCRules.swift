@@ -441,7 +441,10 @@ private struct ObjectiveCScanner {
         else { return }
         let keyName = keyText(from: forKey + 2, to: close)
         let valueName = storedName(from: keyword + 2, to: forKey)
-        guard let secret = [keyName, valueName].compactMap({ $0 }).first(where: { SecretNames.isSecret($0) }) else {
+        // Push-notification device tokens are an address, not an account credential (as for Swift).
+        guard let secret = [keyName, valueName].compactMap({ $0 }).first(where: { SecretNames.isSecret($0) }),
+            !SecretNames.isPushToken(secret)
+        else {
             return
         }
         report(
@@ -576,9 +579,12 @@ private struct ObjectiveCScanner {
             || isRedacting(member)
     }
 
+    /// A redacting call (``LoggedSecretFinder/redactingWords``), or a helper that renders a value for the
+    /// log (`[MXKTools logForPushToken:token]` in element-ios truncates the token).
     private func isRedacting(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return LoggedSecretFinder.redactingWords.contains(where: lowered.contains)
+        return LoggedSecretFinder.redactingWords.contains(where: lowered.contains) || lowered.hasPrefix("logfor")
+            || lowered.contains("forlog")
     }
 
     /// Whether `index` is in the receiver chain (`token`, `self.token`) right after the `[` at `open`.
