@@ -156,8 +156,24 @@ extension SwiftRuleVisitor {
         }
     }
 
+    /// The name in `scope` (the innermost function or type around a cache-preferring request policy)
+    /// that says the request goes to the app's own API: `apiBaseURL`, `APIClient`, `baseURL`,
+    /// `endpoint`. Requests there carry the user's tokens even when the header is set in another file.
+    static func appAPIName(_ scope: Syntax) -> String? {
+        for (name, _) in NameCollector.collect(scope).names {
+            let words = NameWords.split(name)
+            if words.contains("api") || words.contains("endpoint")
+                || zip(words, words.dropFirst()).contains(where: { $0 == "base" && $1 == "url" })
+            {
+                return name
+            }
+        }
+        return nil
+    }
+
     /// Reports each cache candidate whose enclosing function or type also sets an Authorization header
-    /// (a `"Authorization"` string literal or a `"Bearer …"` literal anywhere in that scope).
+    /// (a `"Authorization"` string literal or a `"Bearer …"` literal anywhere in that scope), and each
+    /// cache-preferring request policy on a request to the app's API (``appAPIName(_:)``).
     func finishCacheCandidates() {
         var cache: [SyntaxIdentifier: Bool] = [:]
         func hasAuthorization(_ scope: Syntax) -> Bool {
@@ -187,7 +203,10 @@ extension SwiftRuleVisitor {
                 }
                 current = node.parent
             }
-            guard scopes.contains(where: hasAuthorization) else { continue }
+            let policyName = candidate.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+            let isRequestPolicy = policyName == "returnCacheDataElseLoad" || policyName == "returnCacheDataDontLoad"
+            let apiName = isRequestPolicy ? scopes.first.flatMap(Self.appAPIName) : nil
+            guard scopes.contains(where: hasAuthorization) || apiName != nil else { continue }
             reportedLines.insert(line)
             let what: String
             switch candidate.as(MemberAccessExprSyntax.self)?.declName.baseName.text
@@ -198,11 +217,12 @@ extension SwiftRuleVisitor {
             case let name?: what = ".\(name)"
             case nil: what = "a URLCache"
             }
-            report(
-                .cachedAuthenticatedResponse,
-                at: candidate,
-                message: "\(what) caches responses to requests that carry an Authorization header in this scope"
-            )
+            let message =
+                apiName.map {
+                    "\(what) serves cached responses to requests to the app's API ('\($0)'), which carry its tokens"
+                }
+                ?? "\(what) caches responses to requests that carry an Authorization header in this scope"
+            report(.cachedAuthenticatedResponse, at: candidate, message: message)
         }
     }
 }

@@ -285,4 +285,23 @@ struct RealWorldRuleTests {
             """
         #expect(swiftFindings(source) == ["SN007@3"])
     }
+
+    // MARK: SN011
+
+    @Test("a cache-preferring policy on a request to the app's API is reported; on other requests it is not")
+    func cachePolicyByPurpose() {
+        let source = """
+            func profile() -> URLRequest {
+                var request = URLRequest(url: apiBaseURL.appendingPathComponent("me"))
+                request.cachePolicy = .returnCacheDataElseLoad
+                return request
+            }
+            func avatar(url: URL) -> URLRequest {
+                var request = URLRequest(url: url)
+                request.cachePolicy = .returnCacheDataElseLoad
+                return request
+            }
+            """
+        #expect(swiftFindings(source) == ["SN011@3"])
+    }
 }

@@ -55,7 +55,7 @@ struct AuditCommandTests {
         _ = try directory.write(
             "Printer.swift",
             Array(
-                #"let printer = "http://printer.example.com/status" // securenet:ignore SN005 LAN printer without TLS"#
+                #"let printer = "http://printer.backend.com/status" // securenet:ignore SN005 LAN printer without TLS"#
                     .utf8
             )
         )
@@ -135,7 +135,7 @@ struct AuditCommandTests {
         let victim = try directory.write("victim.txt", Array("keep me\n".utf8))
         let tree = directory.url.appendingPathComponent("tree")
         try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: true)
-        try Data(#"let u = "http://printer.example.com/status""#.utf8).write(to: tree.appendingPathComponent("A.swift"))
+        try Data(#"let u = "http://printer.backend.com/status""#.utf8).write(to: tree.appendingPathComponent("A.swift"))
         let link = tree.appendingPathComponent("report.txt").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
 
