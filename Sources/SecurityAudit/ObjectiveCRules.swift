@@ -435,7 +435,7 @@ private struct ObjectiveCScanner {
         guard mentionsDefaults else { return }
         let close = matchingClose(open)
         guard
-            let forKey = (keyword + 2..<close).first(where: {
+            let forKey = (keyword + 2..<max(keyword + 2, close)).first(where: {
                 isIdentifier($0, "forKey") && isPunctuation($0 + 1, 0x3A)
             })
         else { return }
@@ -501,7 +501,7 @@ private struct ObjectiveCScanner {
         let open = function + 1
         let close = matchingClose(open)
         if Self.osLogFunctions.contains(name),
-            let format = (open + 1..<close).first(where: { tokens[$0].kind == .string }).map(literal),
+            let format = (open + 1..<max(open + 1, close)).first(where: { tokens[$0].kind == .string }).map(literal),
             format.contains("%{"), !format.contains("%{public}")
         {
             return
@@ -805,7 +805,8 @@ private struct TrustEvaluation {
             || s.isPunctuation(index - 1, 0x7D) || s.isPunctuation(index - 1, 0x29) || s.isIdentifier(index - 1, "else")
         if !bare { return true }
         let close = s.matchingClose(index + 1)
-        for ampersand in (index + 2)..<close where s.isPunctuation(ampersand, 0x26) && s.isIdentifier(ampersand + 1) {
+        for ampersand in (index + 2)..<max(index + 2, close)
+        where s.isPunctuation(ampersand, 0x26) && s.isIdentifier(ampersand + 1) {
             let out = s.text(ampersand + 1)
             var later = close + 1
             var depth = 0

@@ -357,3 +357,36 @@ struct ObjectiveCRuleTests {
         #expect(suppressed.suppression?.reason == "debug-only build flag checked by the caller")
     }
 }
+
+@Suite("Objective-C lexer robustness")
+struct ObjectiveCTruncationTests {
+    @Test("every prefix of a file (unterminated strings, comments, brackets, directives) is audited without a crash")
+    func truncatedSources() {
+        let source = """
+            #ifdef DEBUG
+            #define kKey @"refresh_token"
+            - (void)URLSession:(NSURLSession *)s didReceiveChallenge:(NSURLAuthenticationChallenge *)challenge
+             completionHandler:(void (^)(NSURLSessionAuthChallengeDisposition, NSURLCredential *))completionHandler {
+                SecTrustEvaluateWithError(challenge.protectionSpace.serverTrust, &error); /* note */
+                completionHandler(NSURLSessionAuthChallengeUseCredential, [NSURLCredential credentialForTrust:t]);
+                [[NSUserDefaults standardUserDefaults] setObject:token forKey:kKey]; NSLog(@"%@ 'x' \\"", token);
+                os_log(OS_LOG_DEFAULT, "%{public}@", password); char c = '\\''; // securenet:ignore SN007 r
+            }
+            #else
+            #endif
+            """
+        let bytes = Array(source.utf8)
+        var audited = 0
+        for length in 0...bytes.count {
+            let prefix = String(decoding: bytes[0..<length], as: UTF8.self)
+            let report = SecurityAuditor().audit(objectiveCSource: prefix)
+            #expect(report.unreadableFiles.isEmpty)
+            audited += 1
+        }
+        #expect(audited == bytes.count + 1)
+        let whole = SecurityAuditor().audit(objectiveCSource: source)
+        #expect(whole.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN008@6", "SN006@7", "SN007@7"])
+        #expect(whole.suppressed.map { "\($0.ruleID)@\($0.line)" } == ["SN007@8"])
+        #expect(Set(whole.findings.compactMap(\.condition)) == ["#ifdef DEBUG"])
+    }
+}
