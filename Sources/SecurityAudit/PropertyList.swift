@@ -19,6 +19,9 @@ struct PlistNode: Sendable {
     let value: Value
     /// 1-based line of the element (1 for binary property lists).
     let line: Int
+    /// A scalar of an OpenStep property list, which has strings only: `YES`, `NO`, `true`,
+    /// `false`, `1` and `0` stand for booleans there, as Xcode and Foundation read them.
+    var isOpenStepScalar = false
 
     var entries: [PlistEntry] {
         if case .dictionary(let entries) = value { return entries }
@@ -29,6 +32,13 @@ struct PlistNode: Sendable {
 
     var boolValue: Bool? {
         if case .bool(let flag) = value { return flag }
+        if isOpenStepScalar, case .string(let text) = value {
+            switch text.lowercased() {
+            case "yes", "true", "1": return true
+            case "no", "false", "0": return false
+            default: return nil
+            }
+        }
         return nil
     }
 
@@ -50,8 +60,9 @@ struct PlistEntry: Sendable {
     let node: PlistNode
 }
 
-/// Parses XML property lists with `XMLParser` (which reports line numbers) and binary ones with
-/// `PropertyListSerialization` (every line is 1).
+/// Parses XML property lists with `XMLParser` (which reports line numbers), OpenStep ones with
+/// ``OpenStepPropertyList`` (the reader ServerTrust's Info.plist policy uses, which keeps lines
+/// too) and binary ones with `PropertyListSerialization` (every line is 1).
 ///
 /// The one depth rule of the audit's parsers (property lists and JSON policies) lives here:
 /// arrays and dictionaries nest at most ``maximumDepth`` levels. The XML builder counts the
@@ -90,6 +101,13 @@ enum PropertyListParser {
                 throw Failure(reason: "malformed binary property list")
             }
         }
+        if OpenStepPropertyList.looksLikeOpenStep(Array(data)) {
+            do {
+                return convert(try OpenStepPropertyList.parse(Array(data), maximumDepth: Self.maximumDepth))
+            } catch {
+                throw Failure(reason: "malformed OpenStep property list: \(error)")
+            }
+        }
         // FoundationXML traps on an element name that is not UTF-8 (`<\u{FF}></` crashed the
         // audit; found by the security-audit fuzz target), so such bytes never reach it.
         guard String(validating: data, as: UTF8.self) != nil else {
@@ -109,6 +127,25 @@ enum PropertyListParser {
             throw Failure(reason: "malformed XML property list: no <plist> value")
         }
         return root
+    }
+
+    /// Converts an OpenStep node, keeping its lines.
+    static func convert(_ node: OpenStepPropertyList.Node) -> PlistNode {
+        switch node.value {
+        case .string(let text):
+            return PlistNode(value: .string(text), line: node.line, isOpenStepScalar: true)
+        case .data:
+            return PlistNode(value: .other, line: node.line)
+        case .array(let items):
+            return PlistNode(value: .array(items.map { convert($0) }), line: node.line)
+        case .dictionary(let entries):
+            return PlistNode(
+                value: .dictionary(
+                    entries.map { PlistEntry(key: $0.key, keyLine: $0.keyLine, node: convert($0.node)) }
+                ),
+                line: node.line
+            )
+        }
     }
 
     /// Converts a Foundation property-list object; dictionary keys are sorted for determinism.

@@ -1,12 +1,21 @@
 import Foundation
 
 /// Rules for property lists (`Info.plist`, any `*.plist`) and entitlements (`*.entitlements`):
-/// SN001–SN004 App Transport Security, SN005 cleartext URLs in string values, SN014 pins without a backup,
-/// SN015 `get-task-allow`.
+/// SN001–SN004 App Transport Security, SN005 cleartext URLs in string values, SN012 credentials
+/// of a known format in string values, SN014 pins without a backup, SN015 `get-task-allow`.
+///
+/// XML, binary and OpenStep property lists are read. A source Info.plist written for Xcode's
+/// Info.plist preprocessor (`#ifdef DEBUG` … `#endif`) is read with every branch at once (the
+/// directive lines emptied); when that is not a property list (the branches hold alternative
+/// halves of an element), it is read twice, with every name the directives test undefined and
+/// with every one defined. A finding inside a conditional names its branch in
+/// ``AuditFinding/condition`` (`#ifdef DEBUG`, `#else of #ifdef DEBUG`).
 struct PropertyListRules {
     let path: String
     /// The file's lines, for columns; empty for binary property lists (column 1).
     let lines: [Substring]
+    /// For a preprocessed Info.plist: the conditional branch of each line inside one.
+    var conditions: [Int: String] = [:]
     private(set) var findings: [AuditFinding] = []
 
     /// Parses and audits a property list. Throws when the file is not a property list.
@@ -14,16 +23,55 @@ struct PropertyListRules {
         data: Data,
         path: String
     ) throws(PropertyListParser.Failure) -> (active: [AuditFinding], suppressed: [AuditFinding]) {
-        let root = try PropertyListParser.parse(data)
         let isBinary = data.starts(with: Array("bplist".utf8))
         let text = isBinary ? "" : String(decoding: data, as: UTF8.self)
-        var rules = PropertyListRules(
-            path: path,
-            lines: isBinary ? [] : text.lines
-        )
-        rules.check(root)
-        let comments = isBinary ? [] : SuppressionParser.scanXMLComments(in: text)
+        var rules = PropertyListRules(path: path, lines: isBinary ? [] : text.lines)
+        if !isBinary, InfoPlistPreprocessor.firstDirective(in: Array(data)) != nil {
+            rules.conditions = InfoPlistPreprocessor.conditions(in: text)
+            for root in try Self.branches(of: text) { rules.check(root) }
+            // Two readings report what both branches share twice: once is enough.
+            var seen = Set<String>()
+            rules.findings = rules.findings.filter { seen.insert("\($0.ruleID) \($0.line) \($0.message)").inserted }
+        } else {
+            rules.check(try PropertyListParser.parse(data))
+        }
+        let comments: [SuppressionParser.Parsed]
+        if isBinary {
+            comments = []
+        } else if OpenStepPropertyList.looksLikeOpenStep(Array(data)) {
+            comments = SuppressionParser.scanLineComments(in: text)
+        } else {
+            comments = SuppressionParser.scanXMLComments(in: text)
+        }
         return SuppressionParser.apply(comments, to: rules.findings, path: path)
+    }
+
+    /// The readings of a preprocessed property list: every branch at once if that parses, else
+    /// every tested name undefined and every one defined (whichever parse).
+    static func branches(of text: String) throws(PropertyListParser.Failure) -> [PlistNode] {
+        let failure: PropertyListParser.Failure
+        do {
+            return [try PropertyListParser.parse(Data(InfoPlistPreprocessor.withoutDirectives(text).utf8))]
+        } catch {
+            failure = error
+        }
+        var names: [String: Int] = [:]
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            guard let directive = InfoPlistPreprocessor.directive(line, number: index + 1),
+                ["if", "ifdef", "ifndef", "elif"].contains(directive.name)
+            else { continue }
+            let words = directive.text.dropFirst().split { !($0.isLetter || $0.isNumber || $0 == "_") }.dropFirst()
+            for word in words where word != "defined" && word.first?.isNumber == false { names[String(word)] = 1 }
+        }
+        var roots: [PlistNode] = []
+        for definitions in [[:], names] {
+            guard let result = try? InfoPlistPreprocessor.evaluate(text, definitions: definitions),
+                let root = try? PropertyListParser.parse(Data(result.text.utf8))
+            else { continue }
+            roots.append(root)
+        }
+        guard !roots.isEmpty else { throw failure }
+        return roots
     }
 
     private mutating func report(
@@ -36,17 +84,18 @@ struct PropertyListRules {
         if line >= 1, line <= lines.count {
             column = lines[line - 1].utf8.prefix(while: { $0 == 0x20 || $0 == 0x09 }).count + 1
         }
-        findings.append(
-            AuditFinding(
-                ruleID: rule.id,
-                severity: severity ?? rule.severity,
-                path: path,
-                line: line,
-                column: column,
-                message: message,
-                fix: rule.fix
-            )
+        var finding = AuditFinding(
+            ruleID: rule.id,
+            severity: severity ?? rule.severity,
+            path: path,
+            line: line,
+            column: column,
+            message: message,
+            fix: rule.fix
         )
+        // The branch, as Swift findings carry theirs: the text report adds "(inside #ifdef DEBUG)".
+        finding.condition = conditions[line]
+        findings.append(finding)
     }
 
     private mutating func check(_ root: PlistNode) {
@@ -152,14 +201,14 @@ struct PropertyListRules {
         }
     }
 
-    // MARK: Cleartext URLs in values
+    // MARK: Cleartext URLs and credentials in values
 
-    private mutating func checkStrings(_ node: PlistNode) {
+    private mutating func checkStrings(_ node: PlistNode, key: String? = nil) {
         switch node.value {
         case .dictionary(let entries):
-            for entry in entries { checkStrings(entry.node) }
+            for entry in entries { checkStrings(entry.node, key: entry.key) }
         case .array(let items):
-            for item in items { checkStrings(item) }
+            for item in items { checkStrings(item, key: key) }
         case .string(let text):
             if let host = CleartextURL.nonLocalHost(in: text) {
                 report(
@@ -168,8 +217,42 @@ struct PropertyListRules {
                     message: "cleartext URL to \(host) can be read and altered on the network"
                 )
             }
+            checkCredential(text, key: key, line: node.line)
         default:
             break
         }
+    }
+
+    /// A string value of a known credential format (``CredentialLiteral/knownFormat(_:)``: Google
+    /// API keys `AIza…`, AWS access key IDs `AKIA…`, PEM private keys, Stripe, GitHub and Slack
+    /// tokens), whatever its key is named: a plist ships in the app bundle as it is written.
+    /// The message names the format and the key, never the value.
+    ///
+    /// Firebase's `GoogleService-Info.plist` holds the project's `API_KEY`, an `AIza…` key that
+    /// Google documents as not secret (it identifies the project; access is governed by
+    /// Firebase Security Rules and App Check, firebase.google.com/docs/projects/api-keys): it
+    /// is reported at low severity, as a reminder to restrict the key to the app and to the
+    /// Firebase APIs, rather than skipped, since the same key unrestricted also calls any other
+    /// Google API enabled on the project, billed to it.
+    private mutating func checkCredential(_ text: String, key: String?, line: Int) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let format = CredentialLiteral.knownFormat(trimmed) else { return }
+        let under = key.map { " under the key \($0)" } ?? ""
+        let isFirebaseConfiguration = (path as NSString).lastPathComponent == "GoogleService-Info.plist"
+        if format == "Google API key", isFirebaseConfiguration {
+            report(
+                .hardcodedCredential,
+                line: line,
+                severity: .low,
+                message: "Firebase API key (AIza…)\(under): Google documents it as an identifier, not a secret; "
+                    + "restrict it to this app's bundle ID and to the Firebase APIs in the Google Cloud console"
+            )
+            return
+        }
+        report(
+            .hardcodedCredential,
+            line: line,
+            message: "\(format) in a property-list value\(under): it ships in the app bundle, readable by anyone"
+        )
     }
 }

@@ -1,0 +1,1 @@
+../ServerTrust/Policy/InfoPlistPreprocessor.swift

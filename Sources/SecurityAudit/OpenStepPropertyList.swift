@@ -1,0 +1,1 @@
+../ServerTrust/Policy/OpenStepPropertyList.swift
