@@ -98,9 +98,10 @@ final class LoggedSecretFinder: SyntaxVisitor {
                 return .visitChildren
             }
             secret = name
-        } else if visitor.secretHoldingTypes.contains(name)
-            || SyntaxHelpers.declaredTypeName(of: name, at: Syntax(node)).map(visitor.secretHoldingTypes.contains)
-                == true
+        } else if !visitor.secretHoldingTypes.isEmpty,
+            visitor.secretHoldingTypes.contains(name)
+                || SyntaxHelpers.declaredTypeName(of: name, at: Syntax(node)).map(visitor.secretHoldingTypes.contains)
+                    == true
         {
             // A value of a type of this file that holds a token (`print(session)` where
             // `struct Session { let accessToken: String }`): its description includes it.
