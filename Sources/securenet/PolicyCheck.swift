@@ -294,7 +294,7 @@ struct PolicyCheck: ParsableCommand {
 
     /// Whether the file is read as a property list rather than a JSON policy: by its name
     /// (`.plist`, `.strings`; `.json`), else by its first bytes. JSON never starts with `<`, `(`,
-    /// `#` or a UTF-16 byte-order mark, so anything that does goes to the property-list reader,
+    /// `#`, `/` or a UTF-16 byte-order mark, so anything that does goes to the property-list reader,
     /// which names why it refuses it (UTF-16, nesting, a preprocessor line); text that starts
     /// with `{` is JSON when a quoted string and `:` follow (`{ "key": …`), OpenStep otherwise
     /// (`{ key = …; }`, `{ "key" = …; }`).
@@ -311,7 +311,8 @@ struct PolicyCheck: ParsableCommand {
         }
         let text = data.drop { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         guard let first = text.first else { return false }
-        if [UInt8(ascii: "<"), UInt8(ascii: "("), UInt8(ascii: "#")].contains(first) { return true }
+        // `/` starts an OpenStep comment (`//`, `/*`): JSON has none.
+        if [UInt8(ascii: "<"), UInt8(ascii: "("), UInt8(ascii: "#"), UInt8(ascii: "/")].contains(first) { return true }
         guard first == UInt8(ascii: "{") else { return false }
         let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
         let afterBrace = text.dropFirst().drop(while: isSpace)

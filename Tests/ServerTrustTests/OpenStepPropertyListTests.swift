@@ -97,6 +97,9 @@ struct OpenStepPropertyListTests {
         #expect(!OpenStepPropertyList.looksLikeOpenStep(Array("<?xml version=\"1.0\"?>".utf8)))
         #expect(!OpenStepPropertyList.looksLikeOpenStep(Array("bplist00".utf8)))
         #expect(!OpenStepPropertyList.looksLikeOpenStep(Array("#ifdef DEBUG\n{".utf8)))
+        #expect(OpenStepPropertyList.looksLikeOpenStep(Array("// Info.plist\n/* a\n b */ {}".utf8)))
+        #expect(!OpenStepPropertyList.looksLikeOpenStep(Array("/* never closed {".utf8)))
+        #expect(!OpenStepPropertyList.looksLikeOpenStep(Array("// only a comment {".utf8)))
     }
 
     // MARK: - An Info.plist in OpenStep

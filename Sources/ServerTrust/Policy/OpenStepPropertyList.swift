@@ -51,12 +51,30 @@ package enum OpenStepPropertyList {
         }
     }
 
-    /// Whether `bytes` are text whose first character after white space (and a UTF-8
-    /// byte-order mark) is `{` or `(`: the OpenStep property lists this reader reads.
+    /// Whether `bytes` are text whose first character after white space, comments (`//`,
+    /// `/* */`) and a UTF-8 byte-order mark is `{` or `(`: the OpenStep property lists this
+    /// reader reads.
     package static func looksLikeOpenStep(_ bytes: [UInt8]) -> Bool {
-        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-        let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        return first == UInt8(ascii: "{") || first == UInt8(ascii: "(")
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if [0x20, 0x09, 0x0A, 0x0D].contains(byte) {
+                index += 1
+            } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") {
+                index = bytes[index...].firstIndex(of: 0x0A) ?? bytes.count
+            } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
+                index += 2
+                while index + 1 < bytes.count,
+                    !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/"))
+                {
+                    index += 1
+                }
+                index += 2
+            } else {
+                return byte == UInt8(ascii: "{") || byte == UInt8(ascii: "(")
+            }
+        }
+        return false
     }
 
     /// Parses one value (a dictionary or an array at the top) and refuses anything after it
