@@ -2,7 +2,8 @@ import Foundation
 import FuzzSupport
 import ServerTrust
 
-/// `InfoPlistPolicy(infoPlist:)`: an app's Info.plist (XML or binary) turned into a policy.
+/// `InfoPlistPolicy(infoPlist:)`: an app's Info.plist (XML, binary or OpenStep; a source file
+/// with preprocessor lines is refused) turned into a policy.
 @_cdecl("info_plist_main")
 public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     runFuzzer(argc, argv, fuzz)

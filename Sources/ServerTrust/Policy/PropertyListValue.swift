@@ -1,7 +1,8 @@
 import Foundation
 
 /// Any property-list value: XML read with `PropertyListDecoder`, binary with
-/// `PropertyListSerialization`, both only after their nesting was bounded.
+/// `PropertyListSerialization`, both only after their nesting was bounded, and OpenStep text
+/// with ``OpenStepPropertyList`` (which bounds its own).
 ///
 /// Fuzzing the Info.plist reader found a fault in each of Foundation's two readers on Linux:
 /// - CoreFoundation's XML parser (behind `PropertyListSerialization`) spends about 150 ms
