@@ -63,7 +63,7 @@ enum SecretNames {
         "pattern", "requirement", "requirements", "rules", "strength", "visible", "hidden", "changed",
         "hash", "hashes", "digest", "fingerprint", "status", "state", "present", "exists", "missing", "valid",
         "invalid", "expired", "saved", "stored", "available", "icon", "image", "cell", "row", "section",
-        "notification", "observer", "delegate", "changes",
+        "notification", "observer", "delegate", "changes", "tag", "tags", "registry",
     ]
     /// First words of names that hold something derived from the secret, not the secret:
     /// `hashedToken`, `maskedPassword`, `redactedAuthorization`.

@@ -134,6 +134,16 @@ extension SyntaxHelpers {
                         return found
                     }
                 }
+            } else if let conditions = parent.as(ConditionElementListSyntax.self) {
+                // `guard let token = newValue, let data = archive(token)`: an earlier condition.
+                for element in conditions {
+                    if element.id == child.id { break }
+                    if let optional = element.condition.as(OptionalBindingConditionSyntax.self),
+                        optional.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name
+                    {
+                        return (optional.typeAnnotation?.type, optional.initializer?.value)
+                    }
+                }
             } else if let ifExpr = parent.as(IfExprSyntax.self), ifExpr.body.id == child.id {
                 if let found = binding(of: name, in: ifExpr.conditions) { return found }
             } else if let function = parent.as(FunctionDeclSyntax.self) {
@@ -259,14 +269,41 @@ extension SyntaxHelpers {
 
     /// The name of the type a call constructs or a binding declares, when the file says:
     /// `let token: CKServerChangeToken`, `let token = CKServerChangeToken(…)`.
-    static func declaredTypeName(of name: String, at node: Syntax) -> String? {
-        guard let binding = binding(of: name, at: node) else { return nil }
+    static func declaredTypeName(of name: String, at node: Syntax, depth: Int = 0) -> String? {
+        if name == "newValue" || name == "oldValue" { return propertyTypeName(around: node) }
+        guard depth < 3, let binding = binding(of: name, at: node) else { return nil }
         if let type = binding.type { return typeName(type) }
         if let call = binding.initializer?.as(FunctionCallExprSyntax.self),
             let callee = call.calledExpression.as(DeclReferenceExprSyntax.self),
             callee.baseName.text.first?.isUppercase == true
         {
             return callee.baseName.text
+        }
+        // `guard let token = newValue`, `let token = saved`: the type of what it was bound from.
+        var source = binding.initializer
+        while let expression = source {
+            if let forced = expression.as(ForceUnwrapExprSyntax.self) {
+                source = forced.expression
+            } else if let tried = expression.as(TryExprSyntax.self) {
+                source = tried.expression
+            } else {
+                break
+            }
+        }
+        if let reference = source?.as(DeclReferenceExprSyntax.self), reference.baseName.text != name {
+            return declaredTypeName(of: reference.baseName.text, at: Syntax(reference), depth: depth + 1)
+        }
+        return nil
+    }
+
+    /// The declared type of the property whose accessor holds `node` (for `newValue`).
+    private static func propertyTypeName(around node: Syntax) -> String? {
+        var current = node.parent
+        while let candidate = current {
+            if let binding = candidate.as(PatternBindingSyntax.self) {
+                return binding.typeAnnotation.map { typeName($0.type) } ?? nil
+            }
+            current = candidate.parent
         }
         return nil
     }
@@ -278,6 +315,30 @@ extension SyntaxHelpers {
     static func isHarmlessRead(_ reference: Syntax) -> Bool {
         guard let declReference = reference.as(DeclReferenceExprSyntax.self) else { return false }
         let name = declReference.baseName.text
+        // The whole chain it heads or ends: `tokenInfo.accessToken.hash`, `token?.count`.
+        var chain = reference
+        if let member = reference.parent?.as(MemberAccessExprSyntax.self), member.declName.id == reference.id {
+            chain = Syntax(member)
+        }
+        while let parent = chain.parent {
+            if let member = parent.as(MemberAccessExprSyntax.self), member.base?.id == chain.id {
+                if LoggedSecretFinder.harmlessMembers.contains(member.declName.baseName.text) { return true }
+                chain = parent
+            } else if parent.is(OptionalChainingExprSyntax.self) || parent.is(ForceUnwrapExprSyntax.self) {
+                chain = parent
+            } else {
+                break
+            }
+        }
+        // A comparison's result (`\(parsed?.password == password)`) is a Bool, not the secret.
+        if let list = chain.parent?.as(ExprListSyntax.self), list.parent?.is(SequenceExprSyntax.self) == true,
+            list.contains(where: { element in
+                guard let op = element.as(BinaryOperatorExprSyntax.self)?.operator.text else { return false }
+                return ["==", "!=", "===", "!==", "<", ">", "<=", ">=", "~="].contains(op)
+            })
+        {
+            return true
+        }
         if let member = reference.parent?.as(MemberAccessExprSyntax.self) {
             if let base = member.base, base.id == reference.id,
                 LoggedSecretFinder.harmlessMembers.contains(member.declName.baseName.text)

@@ -62,7 +62,8 @@ final class LoggedSecretFinder: SyntaxVisitor {
     var secret: String?
     /// Member names that read harmless facts about a secret.
     static let harmlessMembers: Set<String> = [
-        "count", "isEmpty", "hashValue", "isValid", "isExpired", "expiresAt", "expirationDate", "username",
+        "count", "isEmpty", "hashValue", "hash", "hashString", "sha256", "fingerprint", "prefixHash", "isValid",
+        "isExpired", "expiresAt", "expirationDate", "username",
         "userName", "email", "scope", "scopes", "type", "kind", "length",
     ]
     /// Calls whose result no longer contains the secret.

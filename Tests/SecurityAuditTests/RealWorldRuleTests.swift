@@ -304,4 +304,39 @@ struct RealWorldRuleTests {
             """
         #expect(swiftFindings(source) == ["SN011@3"])
     }
+
+    // MARK: From the corpus run at 3734695
+
+    @Test("a hash, a count or a comparison of a secret is not the secret; a change token stays one")
+    func derivedValues() {
+        // home-assistant's TokenManager logs `.hash`; its camera server logs whether a password matched.
+        let logs = """
+            func f(tokenInfo: TokenInfo, password: String, parsed: Credentials?) {
+                log.info("providing token \\($0.accessToken.hash)")
+                log.error("Token \\(tokenInfo.accessToken.hash) was rejected")
+                log.error("passMatch: \\(parsed?.password == password), empty: \\(password.isEmpty)")
+                log.error("token \\(tokenInfo.accessToken)")
+            }
+            """
+        #expect(swiftFindings(logs) == ["SN007@5"])
+        // NetNewsWire archives a CKServerChangeToken under a key built at run time.
+        let changeToken = """
+            var changeToken: CKServerChangeToken? {
+                get { nil }
+                set {
+                    guard let token = newValue, let data = try? NSKeyedArchiver.archivedData(withRootObject: token, requiringSecureCoding: false) else { return }
+                    UserDefaults.standard.set(data, forKey: changeTokenKey)
+                }
+            }
+            var session: String? {
+                get { nil }
+                set {
+                    guard let token = newValue, let data = token.data(using: .utf8) else { return }
+                    UserDefaults.standard.set(data, forKey: "blob")
+                }
+            }
+            func mark(tag: String) { defaults.set(Array(tags), forKey: "liveActivityReportedTokenTags") }
+            """
+        #expect(swiftFindings(changeToken) == ["SN006@12"])
+    }
 }
