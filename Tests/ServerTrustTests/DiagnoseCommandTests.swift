@@ -293,7 +293,11 @@ struct DiagnoseCommandTests {
         let badPlist = try directory.write(
             "Info.plist",
             Array(
-                "<?xml version=\"1.0\"?><plist><dict><key>NSAppTransportSecurity</key><string>yes</string></dict></plist>"
+                // A TLS version ATS does not know is an error with its key path (a value of the wrong
+                // type is not: ATS ignores it, so the file loads with a warning).
+                ("<?xml version=\"1.0\"?><plist><dict><key>NSAppTransportSecurity</key><dict>"
+                    + "<key>NSExceptionDomains</key><dict><key>a.example</key><dict>"
+                    + "<key>NSExceptionMinimumTLSVersion</key><string>1.2</string></dict></dict></dict></dict></plist>")
                     .utf8
             )
         )
