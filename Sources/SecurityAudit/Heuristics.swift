@@ -334,7 +334,8 @@ enum LocalHosts {
 ///
 /// - Local: ``LocalHosts``.
 /// - Reserved names (RFC 6761 §6): `example.com`, `example.net`, `example.org` and their
-///   subdomains, and the `.example`, `.test`, `.invalid` top-level names; `home.arpa` (RFC 8375).
+///   subdomains, and the `.example`, `.test`, `.invalid` top-level names; `home.arpa` (RFC 8375);
+///   `.onion` (RFC 7686: Tor encrypts and authenticates the connection itself).
 /// - Addresses: private IPv4 (RFC 1918: 10/8, 172.16/12, 192.168/16), link-local (169.254/16,
 ///   `fe80::/10`), shared address space (100.64/10, RFC 6598), unspecified (`0.0.0.0`, `::`),
 ///   the documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24, `2001:db8::/32`) and
@@ -344,7 +345,7 @@ enum LocalHosts {
 /// devices offer and ATS itself exempts local networking (`NSAllowsLocalNetworking`).
 enum ReservedHosts {
     static let reservedDomains = ["example.com", "example.net", "example.org", "home.arpa"]
-    static let reservedTopLevel = ["example", "test", "invalid"]
+    static let reservedTopLevel = ["example", "test", "invalid", "onion"]
 
     static func isNonPublic(_ rawHost: String) -> Bool {
         var host = rawHost.lowercased()

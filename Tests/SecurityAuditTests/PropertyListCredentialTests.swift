@@ -200,16 +200,23 @@ struct PropertyListCredentialTests {
         #expect(Self.findings(text).isEmpty)
     }
 
-    /// Firebase's API key identifies the project (Google documents it as not secret): reported
-    /// low, with that explanation, only in GoogleService-Info.plist.
-    @Test func aFirebaseAPIKeyIsLowSeverityInGoogleServiceInfoOnly() {
+    /// Firebase's API key identifies the project (Google documents it as not secret) and must ship in
+    /// the app: not a finding in GoogleService-Info.plist or its -Debug/-Release variants; the same
+    /// key in any other property list is.
+    @Test func aFirebaseAPIKeyIsNoFindingInGoogleServiceInfoOnly() {
         let text = Self.plist([("API_KEY", Self.googleKey), ("GOOGLE_APP_ID", "1:123456789012:ios:0a1b2c3d4e5f6a7b")])
-        let firebase = Self.report(text, path: "App/GoogleService-Info.plist").findings
-        #expect(firebase.map(\.severity) == [.low])
-        #expect(
-            firebase.first?.message.hasPrefix("Firebase API key (AIza…) under the key API_KEY: Google documents it")
-                == true
-        )
+        #expect(Self.report(text, path: "App/GoogleService-Info.plist").findings.isEmpty)
+        #expect(Self.report(text, path: "App/Resources/GoogleService-Info-Release.plist").findings.isEmpty)
         #expect(Self.findings(text, path: "App/Config.plist") == ["SN012@5:high"])
+    }
+
+    /// Metadata keys (a theme's CreatorHomePage, an author's website) describe the file; an
+    /// endpoint the app fetches does not become metadata by being in a plist.
+    @Test func metadataURLsAreNotCleartextFindings() {
+        let text = Self.plist([
+            ("CreatorHomePage", "http://netnewswire.com/"), ("AuthorWebsite", "http://author.io"),
+            ("ServerURL", "http://api.shop-backend.io/v1"),
+        ])
+        #expect(Self.findings(text, path: "Themes/Sepia.nnwtheme/Info.plist") == ["SN005@9:medium"])
     }
 }

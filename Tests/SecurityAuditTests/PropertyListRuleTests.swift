@@ -172,7 +172,7 @@ struct PropertyListRuleTests {
     func binaryPlist() throws {
         let object: [String: Any] = [
             "NSAppTransportSecurity": ["NSAllowsArbitraryLoads": true],
-            "Homepage": "http://www.backend.com",
+            "ServerURL": "http://www.backend.com",
         ]
         let data = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
         let report = SecurityAuditor().audit(propertyList: data, path: "Info.plist")
@@ -228,7 +228,7 @@ struct PropertyListRuleTests {
 
         let plistText = String(
             decoding: plist(
-                "<key>Homepage</key>\n<string>http://www.backend.com</string> <!-- securenet:ignore SN005 marketing page -->"
+                "<key>ServerURL</key>\n<string>http://www.backend.com</string> <!-- securenet:ignore SN005 staging server -->"
             ),
             as: UTF8.self
         )

@@ -106,6 +106,7 @@ struct RealWorldRuleTests {
             let n = "http://example.com.attacker.io/"
             let o = "http://192.0.2.10/"
             let p = "http://8.8.8.8/"
+            let q = "http://mastodonexample3xyzq4b.onion/"
             """
         #expect(swiftFindings(source) == ["SN005@13", "SN005@14", "SN005@16"])
     }
