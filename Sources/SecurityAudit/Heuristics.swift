@@ -63,7 +63,8 @@ enum SecretNames {
         "pattern", "requirement", "requirements", "rules", "strength", "visible", "hidden", "changed",
         "hash", "hashes", "digest", "fingerprint", "status", "state", "present", "exists", "missing", "valid",
         "invalid", "expired", "saved", "stored", "available", "icon", "image", "cell", "row", "section",
-        "notification", "observer", "delegate", "changes", "tag", "tags", "registry",
+        "notification", "observer", "delegate", "changes", "tag", "tags", "registry", "enabled", "disabled",
+        "attempt", "attempts", "failures", "retries",
     ]
     /// First words of names that hold something derived from the secret, not the secret:
     /// `hashedToken`, `maskedPassword`, `redactedAuthorization`.
@@ -83,7 +84,8 @@ enum SecretNames {
     /// a call — not a login session.
     static let nonCredentialSessionQualifiers: Set<String> = [
         "rtc", "webrtc", "signaling", "signalling", "peer", "call", "media", "sip", "janus", "stream", "room",
-        "conference", "capture", "analytics", "tracking", "audio", "video", "playback", "download", "upload",
+        "conference", "capture", "analytics", "tracking", "audio", "video", "playback", "download", "upload", "offer",
+        "mcu", "megolm", "olm", "encryption",
     ]
     /// First words of boolean-style names.
     static let booleanPrefixes: Set<String> = [
@@ -346,6 +348,12 @@ enum LocalHosts {
 enum ReservedHosts {
     static let reservedDomains = ["example.com", "example.net", "example.org", "home.arpa"]
     static let reservedTopLevel = ["example", "test", "invalid", "onion"]
+
+    /// `onion` itself (an ATS exception domain with subdomains) or a `.onion` name.
+    static func isOnion(_ host: String) -> Bool {
+        let lowered = host.lowercased()
+        return lowered == "onion" || lowered.hasSuffix(".onion") || lowered.hasSuffix(".onion.")
+    }
 
     static func isNonPublic(_ rawHost: String) -> Bool {
         var host = rawHost.lowercased()

@@ -146,7 +146,7 @@ struct PropertyListRules {
         if let domains = ats["NSExceptionDomains"] {
             // `.onion` (RFC 7686): Tor already encrypts and authenticates the connection.
             for domain in domains.node.entries
-            where !LocalHosts.isLocal(domain.key) && !domain.key.lowercased().hasSuffix(".onion") {
+            where !LocalHosts.isLocal(domain.key) && !ReservedHosts.isOnion(domain.key) {
                 checkExceptionDomain(domain)
             }
         }

@@ -96,7 +96,9 @@ final class FileFacts: SyntaxVisitor {
         return .visitChildren
     }
 
-    /// Whether a type has a stored `let`/`var` (no accessor block) named like a secret.
+    /// Whether a type has a stored `let`/`var` (no accessor block) named like a secret: a token, a
+    /// password, a key. A session id alone does not make one (element-ios's undecryptable-event
+    /// descriptor carries Megolm session ids, which are not secret).
     static func holdsSecret(_ members: MemberBlockSyntax) -> Bool {
         for member in members.members {
             guard let variable = member.decl.as(VariableDeclSyntax.self),
@@ -104,7 +106,8 @@ final class FileFacts: SyntaxVisitor {
             else { continue }
             for binding in variable.bindings where binding.accessorBlock == nil {
                 if let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
-                    SecretNames.isSecret(name)
+                    SecretNames.isSecret(name), !NameWords.split(name).suffix(2).elementsEqual(["session", "id"]),
+                    NameWords.split(name).last != "sessionid"
                 {
                     return true
                 }
@@ -231,29 +234,53 @@ extension SyntaxHelpers {
         return nil
     }
 
-    /// Whether a plain `token` (or `sessionId`) is a parameter of a function whose name or
-    /// argument label says what kind it is: `joinRoom(_ token: String)`,
-    /// `reportIncomingCall(_ token: String)` (talk-ios's room tokens), `func removePeer(sessionId:)`.
+    /// Whether a plain, generic `token` or `sessionId` is qualified by where it is: the function it is a
+    /// parameter of or used in (`joinRoom(_ token: String)`, talk-ios's room tokens), its argument
+    /// label, the type around it (`NCCallController`'s signalling session ids), or what it was bound
+    /// from (`if let token = call.token`). Only the generic names: an `accessToken` stays a credential
+    /// wherever it is.
     static func isQualifiedByItsFunction(_ reference: Syntax) -> Bool {
         guard let declReference = reference.as(DeclReferenceExprSyntax.self),
             reference.parent?.as(MemberAccessExprSyntax.self)?.declName.id != reference.id
         else { return false }
         let name = declReference.baseName.text
+        let words = NameWords.split(name)
+        guard words == ["token"] || words == ["tokens"] || words == ["session", "id"] || words == ["sessionid"] else {
+            return false
+        }
+        var context: [String] = []
+        if let initializer = binding(of: name, at: reference)?.initializer,
+            let member = initializer.as(MemberAccessExprSyntax.self)
+                ?? initializer.as(ForceUnwrapExprSyntax.self)?
+                .expression.as(MemberAccessExprSyntax.self),
+            let base = member.base.flatMap({ trailingName($0) })
+        {
+            context += NameWords.split(base)
+        }
         var current = reference.parent
         while let node = current {
             if let function = node.as(FunctionDeclSyntax.self) {
-                guard
-                    let parameter = function.signature.parameterClause.parameters.first(where: {
-                        ($0.secondName ?? $0.firstName).text == name
-                    })
-                else { return false }
-                let context = NameWords.split(function.name.text) + NameWords.split(parameter.firstName.text)
-                return context.contains { SecretNames.nonCredentialTokenQualifiers.contains($0) }
-                    || context.contains { SecretNames.nonCredentialSessionQualifiers.contains($0) }
+                context += NameWords.split(function.name.text)
+                if let parameter = function.signature.parameterClause.parameters.first(where: {
+                    ($0.secondName ?? $0.firstName).text == name
+                }) {
+                    context += NameWords.split(parameter.firstName.text)
+                }
+            } else if let type = node.as(ClassDeclSyntax.self) {
+                context += NameWords.split(type.name.text)
+            } else if let type = node.as(StructDeclSyntax.self) {
+                context += NameWords.split(type.name.text)
+            } else if let type = node.as(ActorDeclSyntax.self) {
+                context += NameWords.split(type.name.text)
+            } else if let type = node.as(ExtensionDeclSyntax.self) {
+                context += NameWords.split(type.extendedType.trimmedDescription)
             }
             current = node.parent
         }
-        return false
+        let qualifiers =
+            words.first == "token" || words.first == "tokens"
+            ? SecretNames.nonCredentialTokenQualifiers : SecretNames.nonCredentialSessionQualifiers
+        return context.contains(where: qualifiers.contains)
     }
 
     /// `CKServerChangeToken?` → `CKServerChangeToken`; `[Token]` → nil.

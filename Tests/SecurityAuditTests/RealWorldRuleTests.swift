@@ -340,4 +340,37 @@ struct RealWorldRuleTests {
             """
         #expect(swiftFindings(changeToken) == ["SN006@12"])
     }
+
+    @Test("a generic token or session id is judged by its type, its function and what it was bound from")
+    func genericNamesInContext() {
+        // talk-ios: room tokens bound from a call, signalling session ids in a call controller.
+        let source = """
+            final class CallKitManager {
+                func answer(_ action: CXAnswerCallAction) {
+                    if let call = calls[action.callUUID], let token = call.token {
+                        NCLog.log("answer call action for token \\(token)")
+                    }
+                }
+            }
+            final class NCCallController {
+                func requestNewOffer(_ timer: Timer) {
+                    guard let sessionId = timer.userInfo as? String else { return }
+                    print("Re-requesting an offer to session \\(sessionId)")
+                }
+            }
+            final class NCCallController2 {
+                func signIn(accessToken: String) { print("signing in \\(accessToken)") }
+            }
+            final class LoginController {
+                func finish(token: String) { print("token \\(token)") }
+            }
+            """
+        #expect(swiftFindings(source) == ["SN007@15", "SN007@18"])
+        let defaults = """
+            defaults.set(newValue, forKey: Keys.autofillCredentialsEnabled)
+            defaults.set(count, forKey: "applock-failed-passcode-attempts")
+            defaults.set(value, forKey: "refresh_token")
+            """
+        #expect(swiftFindings(defaults) == ["SN006@3"])
+    }
 }
