@@ -32,7 +32,7 @@ extension AuditReport {
         if !testCodeFindings.isEmpty {
             let count = testCodeFindings.count
             lines.append(
-                "\(count) more finding\(count == 1 ? "" : "s") in test, preview and mock code not shown "
+                "\(count) more finding\(count == 1 ? "" : "s") in test, preview, mock and debug-only code not shown "
                     + "(--include-tests lists them)"
             )
         }
@@ -49,7 +49,9 @@ extension AuditReport {
     /// ` (in test code; inside #if DEBUG)`, or "" for shipping code outside conditional branches.
     static func annotation(_ finding: AuditFinding) -> String {
         var parts: [String] = []
-        if finding.context == .test { parts.append("in test code") }
+        if finding.context == .test {
+            parts.append(TestCodeDetection.isDebugOnly(condition: finding.condition) ? "debug-only" : "in test code")
+        }
         if let condition = finding.condition { parts.append("inside \(condition)") }
         return parts.isEmpty ? "" : " (" + parts.joined(separator: "; ") + ")"
     }

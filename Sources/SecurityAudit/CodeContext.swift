@@ -9,7 +9,8 @@ import SwiftSyntax
 public enum CodeContext: String, Sendable, Codable, Hashable, CaseIterable {
     /// Code that is built into the app.
     case shipping
-    /// Test targets, previews, mocks, stubs and fixtures.
+    /// Test targets, previews, mocks, stubs and fixtures, and code compiled only into debug or
+    /// simulator builds (`#if DEBUG`, `#if targetEnvironment(simulator)`).
     case test
 }
 
@@ -118,6 +119,37 @@ enum TestCodeDetection {
             return nil
         }
         return clause?.inheritedTypes.map { $0.type.trimmedDescription } ?? []
+    }
+
+    /// Whether `node` is compiled only into debug or simulator builds: inside `#if DEBUG` (or
+    /// `#elseif DEBUG`, or `#if targetEnvironment(simulator)`), at any depth. Release builds leave
+    /// it out, so it does not ship (kiwix-apple's staging payment server sits in such a branch).
+    static func isDebugOnly(_ node: some SyntaxProtocol) -> Bool {
+        var current = node.parent
+        while let candidate = current {
+            if let clause = candidate.as(IfConfigClauseSyntax.self), let condition = clause.condition {
+                let text = condition.trimmedDescription.replacingOccurrences(of: " ", with: "")
+                if text == "DEBUG" || text == "targetEnvironment(simulator)" || text.hasPrefix("DEBUG&&")
+                    || text.hasSuffix("&&DEBUG")
+                {
+                    return true
+                }
+            }
+            current = candidate.parent
+        }
+        return false
+    }
+
+    /// Whether a branch as the Objective-C and property-list readers name it (`#ifdef DEBUG`,
+    /// `#if defined(DEBUG)`, `#if TARGET_OS_SIMULATOR`) is compiled only into debug or simulator
+    /// builds. An `#else` branch never is.
+    static func isDebugOnly(condition: String?) -> Bool {
+        guard let condition, !condition.hasPrefix("#else") else { return false }
+        let body = condition.drop { $0 != " " }.replacingOccurrences(of: " ", with: "")
+        return [
+            "DEBUG", "defined(DEBUG)", "TARGET_OS_SIMULATOR", "TARGET_IPHONE_SIMULATOR", "targetEnvironment(simulator)",
+        ]
+        .contains(body)
     }
 
     /// The conditional-compilation branch `node` sits in, innermost first, as written: `#if DEBUG`,

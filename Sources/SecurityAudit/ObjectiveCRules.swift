@@ -159,6 +159,7 @@ private struct ObjectiveCScanner {
         fix: String? = nil
     ) {
         let token = tokens[index]
+        let condition = token.condition >= 0 ? lexed.conditions[Int(token.condition)] : nil
         findings.append(
             AuditFinding(
                 ruleID: rule.id,
@@ -170,8 +171,8 @@ private struct ObjectiveCScanner {
                 fix: fix ?? rule.fix
             )
             .inContext(
-                .shipping,
-                condition: token.condition >= 0 ? lexed.conditions[Int(token.condition)] : nil
+                TestCodeDetection.isDebugOnly(condition: condition) ? .test : .shipping,
+                condition: condition
             )
         )
     }

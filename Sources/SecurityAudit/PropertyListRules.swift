@@ -94,7 +94,11 @@ struct PropertyListRules {
             fix: rule.fix
         )
         // The branch, as Swift findings carry theirs: the text report adds "(inside #ifdef DEBUG)".
-        finding.condition = conditions[line]
+        let condition = conditions[line]
+        finding = finding.inContext(
+            TestCodeDetection.isDebugOnly(condition: condition) ? .test : .shipping,
+            condition: condition
+        )
         findings.append(finding)
     }
 

@@ -47,7 +47,8 @@ final class SwiftRuleVisitor: SyntaxVisitor {
         fix: String? = nil
     ) {
         let location = converter.location(for: node.positionAfterSkippingLeadingTrivia)
-        let isTest = isTestFile || TestCodeDetection.isInTestDeclaration(node)
+        let isTest =
+            isTestFile || TestCodeDetection.isInTestDeclaration(node) || TestCodeDetection.isDebugOnly(node)
         findings.append(
             AuditFinding(
                 ruleID: rule.id,

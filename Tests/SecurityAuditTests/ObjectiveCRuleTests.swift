@@ -309,8 +309,11 @@ struct ObjectiveCRuleTests {
             static CFTypeRef e = kSecAttrAccessibleAlways;
             #endif
             """
-        let report = SecurityAuditor().audit(objectiveCSource: source, path: "Client.h")
+        let report = SecurityAuditor(includesTestCode: true).audit(objectiveCSource: source, path: "Client.h")
         #expect(report.findings.map(\.line) == [4, 6, 8, 11, 14])
+        // DEBUG and simulator branches are compiled out of release builds: debug-only, set aside.
+        #expect(report.findings.map(\.context) == [.test, .test, .shipping, .shipping, .shipping])
+        #expect(SecurityAuditor().audit(objectiveCSource: source, path: "Client.h").testCodeFindings.count == 2)
         #expect(
             report.findings.map(\.condition) == [
                 "#ifdef DEBUG", "#elif TARGET_OS_SIMULATOR", "#else of #ifdef DEBUG", "#if ENABLE_LOGS", nil,
@@ -384,7 +387,7 @@ struct ObjectiveCTruncationTests {
             audited += 1
         }
         #expect(audited == bytes.count + 1)
-        let whole = SecurityAuditor().audit(objectiveCSource: source)
+        let whole = SecurityAuditor(includesTestCode: true).audit(objectiveCSource: source)
         #expect(whole.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN008@6", "SN006@7", "SN007@7"])
         #expect(whole.suppressed.map { "\($0.ruleID)@\($0.line)" } == ["SN007@8"])
         #expect(Set(whole.findings.compactMap(\.condition)) == ["#ifdef DEBUG"])

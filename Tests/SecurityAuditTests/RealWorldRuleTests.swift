@@ -62,14 +62,18 @@ struct RealWorldRuleTests {
             let releaseURL = URL(string: "http://api.shop-backend.io")
             #endif
             """
+        // The DEBUG branch is compiled out of release builds: it is debug-only code, set aside.
         let report = SecurityAuditor().audit(swiftSource: source, path: "Config.swift")
-        #expect(report.findings.map(\.condition) == ["#if DEBUG", "#else of #if DEBUG"])
-        #expect(report.text().contains("(inside #if DEBUG) [SN005"))
+        #expect(report.findings.map(\.condition) == ["#else of #if DEBUG"])
+        #expect(report.testCodeFindings.map(\.condition) == ["#if DEBUG"])
+        #expect(report.text().contains("(inside #else of #if DEBUG) [SN005"))
+        let all = SecurityAuditor(includesTestCode: true).audit(swiftSource: source, path: "Config.swift")
+        #expect(all.text().contains("(debug-only; inside #if DEBUG) [SN005"))
         let tests = SecurityAuditor().audit(swiftSource: source, path: "AppTests/ConfigTests.swift")
         #expect(tests.findings.isEmpty)
         #expect(
             tests.text().contains(
-                "2 more findings in test, preview and mock code not shown (--include-tests lists them)"
+                "2 more findings in test, preview, mock and debug-only code not shown (--include-tests lists them)"
             )
         )
     }
