@@ -258,8 +258,8 @@ extension AuditRule {
         rationale: "A closure literal formed in a @MainActor context (a @MainActor function or type, a view "
             + "controller, a SwiftUI view) without @Sendable is main-actor isolated. Handed to an API from a "
             + "module not in Swift 6 mode (every Objective-C framework), it gets a dynamic executor check at "
-            + "its entry (SE-0423), and ASWebAuthenticationSession and LAContext.evaluatePolicy call it on "
-            + "their own queues (URLSession's task completion handlers are declared @Sendable, so not them): the app crashes in _dispatch_assert_queue_fail (EXC_BREAKPOINT) "
+            + "its entry (SE-0423), and ASWebAuthenticationSession calls it on its own queue (LAContext's and "
+            + "URLSession's handlers are declared @Sendable, so not them): the app crashes in _dispatch_assert_queue_fail (EXC_BREAKPOINT) "
             + "at sign-in or biometric unlock. The same holds for a synchronous URLSession delegate method of "
             + "a main-actor type, called on the session's delegate queue. CWE-662.",
         tags: ["security", "availability", "CWE-662"]

@@ -311,8 +311,14 @@ enum CleartextURL {
         }
         if host.hasSuffix(".") { host = host.dropLast() }
         if host.isEmpty { return nil }
+        if systemHandledHosts.contains(String(host)) { return nil }
         return ReservedHosts.isNonPublic(String(host)) ? nil : String(host)
     }
+
+    /// Hosts whose `http://` links the system hands to an app instead of loading them: Apple's
+    /// Map Links (`http://maps.apple.com/?ll=…`, the form Apple's Map Links reference gives) open
+    /// Maps. kiwix-apple opens one; no request leaves the app.
+    static let systemHandledHosts: Set<String> = ["maps.apple.com"]
 }
 
 /// Hosts that never leave the device or the local link.

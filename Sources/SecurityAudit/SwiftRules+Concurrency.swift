@@ -10,14 +10,13 @@ extension SwiftRuleVisitor {
     /// a receiver) rather than an initializer.
     static let offMainCompletionAPIs: [String: (labels: Set<String>, method: Bool)] = [
         // AuthenticationServices: always off the main thread on macOS, sometimes on iOS.
-        "ASWebAuthenticationSession": (["completionHandler"], false),
-        // LocalAuthentication: "executed on a private queue internal to the framework".
-        "evaluatePolicy": (["reply"], true),
-        "evaluateAccessControl": (["reply"], true),
-        // Not URLSession's `dataTask`/`uploadTask`/`downloadTask`: the SDK declares their completion
-        // handlers `@escaping @Sendable` (Apple's documentation of `dataTask(with:completionHandler:)`),
-        // so a closure literal passed there is not main-actor isolated and cannot trap. Three
-        // findings on real apps were all this (issue 39's corpus).
+        "ASWebAuthenticationSession": (["completionHandler"], false)
+        // Not LAContext's `evaluatePolicy`/`evaluateAccessControl` (`reply:`) nor URLSession's
+        // `dataTask`/`uploadTask`/`downloadTask`: the SDK declares those handlers `@escaping @Sendable`
+        // (Apple's documentation of `evaluatePolicy(_:localizedReason:reply:)`,
+        // `evaluateAccessControl(_:operation:localizedReason:reply:)` and
+        // `dataTask(with:completionHandler:)`), so a closure literal passed there is not main-actor
+        // isolated and cannot trap. All four findings on issue 39's corpus were these.
     ]
 
     /// Types whose members are main-actor isolated: UIKit and AppKit classes, SwiftUI's `View` and `App`,

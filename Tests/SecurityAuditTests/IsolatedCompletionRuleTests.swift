@@ -44,7 +44,7 @@ struct IsolatedCompletionRuleTests {
             """
         #expect(
             swiftFindings(source) == [
-                "SN016@2", "SN016@3", "SN016@9", "SN016@16", "SN016@21",
+                "SN016@2", "SN016@9",
             ]
         )
     }

@@ -111,6 +111,7 @@ struct RealWorldRuleTests {
             let o = "http://192.0.2.10/"
             let p = "http://8.8.8.8/"
             let q = "http://mastodonexample3xyzq4b.onion/"
+            let r = URL(string: "http://maps.apple.com/?ll=\\(coordinate)")
             """
         #expect(swiftFindings(source) == ["SN005@13", "SN005@14", "SN005@16"])
     }
