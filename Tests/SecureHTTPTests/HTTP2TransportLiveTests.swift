@@ -477,7 +477,10 @@ struct HTTP2TransportLiveTests {
                     answered = (try? await transport.send(get(url(server, "/after"))))?.response.status == .ok
                 }
                 #expect(answered)
-                #expect(transport.statistics.http2ConnectionsOpened >= 2)
+                // Counted at the server: on a loaded machine the PING timeout can end the frozen
+                // connection before the client counts it as an opened HTTP/2 connection (a busy
+                // suite run saw the client's count at 1), but the server accepted both.
+                #expect(server.statistics.connectionsAccepted >= 2)
             }
         }
     }
