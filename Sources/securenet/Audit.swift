@@ -7,9 +7,13 @@ import SecurityAudit
 struct Audit: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Audit an app project (Swift sources, Info.plist and other property lists, entitlements, .xcconfig) for transport, storage, logging and crypto mistakes.",
+            "Audit an app project (Swift and Objective-C sources, Info.plist and other property lists, entitlements, .xcconfig) for transport, storage, logging and crypto mistakes.",
         discussion: """
-            Swift is parsed with swift-syntax; property lists with Foundation's parsers. Every \
+            Swift is parsed with swift-syntax, Objective-C read by a lexer that skips comments \
+            and strings, property lists (XML, binary, OpenStep) with Foundation's parsers and \
+            the library's own. Findings in test, preview, mock and debug-only code (test \
+            targets, XCTest and swift-testing files, #Preview, #if DEBUG) are counted, not \
+            listed, and never fail the audit; --include-tests lists them. Every \
             finding has a rule id, a severity (high, medium, low), a file, line and column, what \
             is wrong there and the fix. The rules, with a bad and a good example each, are in the \
             README (under "securenet audit"). Build folders (.build, DerivedData), dependency folders (Pods, Carthage, \
