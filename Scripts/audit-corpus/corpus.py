@@ -198,16 +198,18 @@ def count_lines(root: Path) -> dict[str, int]:
     return counts
 
 
-def parse_time_report(text: str) -> tuple[float, int]:
-    """The wall seconds and the peak RSS in KiB from `/usr/bin/time -v` output."""
+def parse_time_report(text: str) -> tuple[float, int, float]:
+    """The wall seconds, the peak RSS in KiB and the CPU seconds (user + system) from `/usr/bin/time -v`."""
     elapsed = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([0-9:.]+)", text)
     rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
-    if not elapsed or not rss:
+    user = re.search(r"User time \(seconds\): ([0-9.]+)", text)
+    system = re.search(r"System time \(seconds\): ([0-9.]+)", text)
+    if not elapsed or not rss or not user or not system:
         raise ValueError("no /usr/bin/time -v report")
     seconds = 0.0
     for part in elapsed.group(1).split(":"):
         seconds = seconds * 60 + float(part)
-    return seconds, int(rss.group(1))
+    return seconds, int(rss.group(1)), float(user.group(1)) + float(system.group(1))
 
 
 def binary_commit(binary: Path) -> str | None:
@@ -264,11 +266,11 @@ def command_run(arguments: argparse.Namespace) -> None:
                 diagnostics = time_path.read_text(errors="replace")
                 if status not in (0, 1, 2):
                     sys.exit(f"{app['name']}: securenet exited {status}:\n{diagnostics[-2000:]}")
-                seconds, rss = parse_time_report(diagnostics)
+                seconds, rss, cpu = parse_time_report(diagnostics)
                 report = json.loads(out_path.read_bytes())
                 # /usr/bin/time -v reports wall time in hundredths; the same interval measured here
                 # (which includes starting /usr/bin/time itself, about a millisecond) has more digits.
-                runs.append((elapsed, rss, status, seconds))
+                runs.append((elapsed, rss, status, seconds, cpu))
         findings = report["findings"]
         results["apps"].append(
             {
@@ -282,6 +284,7 @@ def command_run(arguments: argparse.Namespace) -> None:
                 "seconds": min(run[0] for run in runs),
                 "seconds_all": [round(run[0], 4) for run in runs],
                 "seconds_time_v": [run[3] for run in runs],
+                "cpu_seconds": min(run[4] for run in runs),
                 "peak_rss_kib": max(run[1] for run in runs),
                 "exit_status": runs[-1][2],
                 "files_scanned": report.get("filesScanned"),
@@ -465,19 +468,26 @@ def command_score(arguments: argparse.Namespace) -> None:
     apps = results.get("apps", [])
     if apps:
         out.append("### Timing\n")
-        out.append("| app | lines (Swift + ObjC) | Swift | ObjC | seconds | lines/s | peak RSS MiB | findings |")
-        out.append("|---|---|---|---|---|---|---|---|")
+        out.append("| app | lines (Swift + ObjC) | Swift | ObjC | seconds | lines/s | CPU s | peak RSS MiB | findings |")
+        out.append("|---|---|---|---|---|---|---|---|---|")
+
+        def cpu(app: dict) -> str:
+            return f"{app['cpu_seconds']:.2f}" if "cpu_seconds" in app else "–"
+
         for app in apps:
             rate = app["lines"] / app["seconds"] if app["seconds"] else float("inf")
             out.append(f"| {app['name']} | {app['lines']:,} | {app['lines_swift']:,} | {app['lines_objc']:,} | "
-                       f"{app['seconds']:.2f} | {rate:,.0f} | {app['peak_rss_kib'] / 1024:.0f} | {app['findings']} |")
+                       f"{app['seconds']:.2f} | {rate:,.0f} | {cpu(app)} | {app['peak_rss_kib'] / 1024:.0f} | "
+                       f"{app['findings']} |")
         lines = sum(app["lines"] for app in apps)
         seconds = sum(app["seconds"] for app in apps)
+        cpu_total = f"{sum(a['cpu_seconds'] for a in apps):.2f}" if all("cpu_seconds" in a for a in apps) else "–"
         out.append(f"| **total** | {lines:,} | {sum(a['lines_swift'] for a in apps):,} | "
                    f"{sum(a['lines_objc'] for a in apps):,} | {seconds:.2f} | "
-                   f"{lines / seconds if seconds else 0:,.0f} | max {max(a['peak_rss_kib'] for a in apps) / 1024:.0f} | "
-                   f"{sum(a['findings'] for a in apps)} |")
+                   f"{lines / seconds if seconds else 0:,.0f} | {cpu_total} | "
+                   f"max {max(a['peak_rss_kib'] for a in apps) / 1024:.0f} | {sum(a['findings'] for a in apps)} |")
         out.append(f"\nSeconds are wall-clock around `/usr/bin/time -v BIN audit ...`, the fastest of {results.get('repeat', 1)} run(s); "
+                   "CPU s (user + system, the smallest) is less sensitive to other load on the machine; "
                    "peak RSS the largest. Overall lines/s = total lines / total seconds.\n")
         unreadable = [(app["name"], item) for app in apps for item in app.get("unreadable_files", [])]
         if unreadable:
