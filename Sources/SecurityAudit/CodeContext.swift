@@ -124,9 +124,19 @@ enum TestCodeDetection {
     /// Whether `node` is compiled only into debug or simulator builds: inside `#if DEBUG` (or
     /// `#elseif DEBUG`, or `#if targetEnvironment(simulator)`), at any depth. Release builds leave
     /// it out, so it does not ship (kiwix-apple's staging payment server sits in such a branch).
+    /// The body of a run-time check of the debug configuration (``isDebugCheck(_:)``) counts too.
     static func isDebugOnly(_ node: some SyntaxProtocol) -> Bool {
+        var child = Syntax(node)
         var current = node.parent
         while let candidate = current {
+            // The body of `if configuration == .debug` / `if isDebugBuild`: shipped, but run only in
+            // a debug configuration (home-assistant's onboarding sample servers).
+            if let ifExpr = candidate.as(IfExprSyntax.self), ifExpr.body.id == child.id,
+                isDebugCheck(ifExpr.conditions)
+            {
+                return true
+            }
+            child = candidate
             if let clause = candidate.as(IfConfigClauseSyntax.self), let condition = clause.condition {
                 let text = condition.trimmedDescription.replacingOccurrences(of: " ", with: "")
                 if text == "DEBUG" || text == "targetEnvironment(simulator)" || text.hasPrefix("DEBUG&&")
@@ -138,6 +148,17 @@ enum TestCodeDetection {
             current = candidate.parent
         }
         return false
+    }
+
+    /// `x == .debug`, `.debug == x`, or a name that starts `isDebug` (`isDebugBuild`), alone.
+    static func isDebugCheck(_ conditions: ConditionElementListSyntax) -> Bool {
+        guard conditions.count == 1, let condition = conditions.first?.condition.as(ExprSyntax.self) else {
+            return false
+        }
+        let text = condition.trimmedDescription.replacingOccurrences(of: " ", with: "")
+        if text.hasSuffix("==.debug") || text.hasPrefix(".debug==") { return true }
+        let words = NameWords.split(SyntaxHelpers.trailingName(condition) ?? "")
+        return words.count >= 2 && words[0] == "is" && words[1] == "debug"
     }
 
     /// Whether a branch as the Objective-C and property-list readers name it (`#ifdef DEBUG`,

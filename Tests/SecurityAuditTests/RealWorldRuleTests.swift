@@ -378,4 +378,23 @@ struct RealWorldRuleTests {
             """
         #expect(swiftFindings(defaults) == ["SN006@3"])
     }
+
+    @Test("the body of a run-time debug-configuration check is debug-only; its else branch ships")
+    func runtimeDebugChecks() {
+        let source = """
+            if Current.appConfiguration == .debug {
+                servers.append(URL(string: "http://httpbin.org/digest-auth/a")!)
+            } else {
+                servers.append(URL(string: "http://api.shop-backend.io")!)
+            }
+            if isDebugBuild { _ = URL(string: "http://staging.shop-backend.io") }
+            if isDebugBuild && flag { _ = URL(string: "http://staging2.shop-backend.io") }
+            """
+        let report = SecurityAuditor(includesTestCode: true).audit(swiftSource: source, path: "Servers.swift")
+        #expect(
+            report.findings.map { "\($0.line):\($0.context.rawValue)" } == [
+                "2:test", "4:shipping", "6:test", "7:shipping",
+            ]
+        )
+    }
 }
