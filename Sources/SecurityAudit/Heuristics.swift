@@ -48,7 +48,7 @@ enum SecretNames {
     /// Two-word sequences that mark a secret.
     static let secretPairs: [(String, String)] = [
         ("api", "key"), ("private", "key"), ("session", "id"), ("secret", "key"), ("access", "key"),
-        ("signing", "key"), ("encryption", "key"),
+        ("signing", "key"), ("encryption", "key"), ("auth", "code"), ("authorization", "code"),
     ]
     /// Words that mark a secret in what is logged (with `includeAuthorization`): an
     /// Authorization header's value, a cookie's value.

@@ -283,6 +283,46 @@ extension SyntaxHelpers {
         return context.contains(where: qualifiers.contains)
     }
 
+    /// Whether a value whose name alone does not make it a credential (`confirmation.syncToken`) is
+    /// used as one in the same function: passed to a call that authenticates or signs in
+    /// (`authenticate(withUsername:token:)`), or under a password, credential or authorization
+    /// label. simplenote-ios logs the Simperium sync token it then signs in with.
+    static func isUsedAsCredential(_ reference: Syntax) -> Bool {
+        var expression = reference
+        if let member = reference.parent?.as(MemberAccessExprSyntax.self), member.declName.id == reference.id {
+            expression = Syntax(member)
+        }
+        let text = expression.trimmedDescription
+        var function: Syntax?
+        var current = reference.parent
+        while let node = current, function == nil {
+            if node.is(FunctionDeclSyntax.self) || node.is(InitializerDeclSyntax.self)
+                || node.is(AccessorDeclSyntax.self)
+            {
+                function = node
+            }
+            current = node.parent
+        }
+        guard let function else { return false }
+        let authenticating: Set<String> = ["authenticate", "authorize", "login", "logon", "auth"]
+        let credentialLabels: Set<String> = [
+            "password", "credential", "credentials", "authorization", "bearer", "secret",
+        ]
+        for call in CallCollector.collect(function) {
+            for argument in call.arguments where argument.expression.trimmedDescription == text {
+                let callee = NameWords.split(Callee(call).name)
+                let label = NameWords.split(argument.label?.text ?? "")
+                if callee.contains(where: authenticating.contains)
+                    || zip(callee, callee.dropFirst()).contains(where: { $0 == "sign" && $1 == "in" })
+                    || label.contains(where: credentialLabels.contains)
+                {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
     /// `CKServerChangeToken?` → `CKServerChangeToken`; `[Token]` → nil.
     static func typeName(_ type: TypeSyntax) -> String? {
         if let optional = type.as(OptionalTypeSyntax.self) { return typeName(optional.wrappedType) }

@@ -99,6 +99,11 @@ final class LoggedSecretFinder: SyntaxVisitor {
                 return .visitChildren
             }
             secret = name
+        } else if NameWords.split(name).contains(where: { $0 == "token" || $0 == "tokens" }),
+            SyntaxHelpers.isUsedAsCredential(Syntax(node))
+        {
+            // A token whose name says sync or page but which the function signs in with.
+            secret = name
         } else if !visitor.secretHoldingTypes.isEmpty,
             visitor.secretHoldingTypes.contains(name)
                 || SyntaxHelpers.declaredTypeName(of: name, at: Syntax(node)).map(visitor.secretHoldingTypes.contains)

@@ -397,4 +397,22 @@ struct RealWorldRuleTests {
             ]
         )
     }
+
+    @Test("a token named for sync is still a credential when the function signs in with it; an auth code is a secret")
+    func judgedByUse() {
+        // simplenote-ios MagicLinkAuthenticator: the Simperium "sync token" is the login token.
+        let source = """
+            func confirm(email: String, authCode: String) async throws {
+                NSLog("Requesting SyncToken for \\(email) and \\(authCode)")
+                let confirmation = try await remote.requestLoginConfirmation(email: email, authCode: authCode)
+                NSLog("Should auth with token \\(confirmation.syncToken)")
+                authenticator.authenticate(withUsername: confirmation.username, token: confirmation.syncToken)
+            }
+            func fetch(zone: Zone) {
+                print("next page \\(response.pageToken)")
+                api.fetchRecords(zone: zone, pageToken: response.pageToken)
+            }
+            """
+        #expect(swiftFindings(source) == ["SN007@2", "SN007@4"])
+    }
 }
