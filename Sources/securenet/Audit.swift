@@ -13,7 +13,7 @@ struct Audit: ParsableCommand {
             and strings, property lists (XML, binary, OpenStep) with Foundation's parsers and \
             the library's own. Findings in test, preview, mock and debug-only code (test \
             targets, XCTest and swift-testing files, #Preview, #if DEBUG) are counted, not \
-            listed, and never fail the audit; --include-tests lists them. Every \
+            listed, and do not fail the audit; --include-tests lists and counts them. Every \
             finding has a rule id, a severity (high, medium, low), a file, line and column, what \
             is wrong there and the fix. The rules, with a bad and a good example each, are in the \
             README (under "securenet audit"). Build folders (.build, DerivedData), dependency folders (Pods, Carthage, \
