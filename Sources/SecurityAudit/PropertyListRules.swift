@@ -25,10 +25,15 @@ struct PropertyListRules {
     ) throws(PropertyListParser.Failure) -> (active: [AuditFinding], suppressed: [AuditFinding]) {
         let isBinary = data.starts(with: Array("bplist".utf8))
         let text = isBinary ? "" : String(decoding: data, as: UTF8.self)
-        var rules = PropertyListRules(path: path, lines: isBinary ? [] : text.lines)
-        if !isBinary, InfoPlistPreprocessor.firstDirective(in: Array(data)) != nil {
-            rules.conditions = InfoPlistPreprocessor.conditions(in: text)
-            for root in try Self.branches(of: text) { rules.check(root) }
+        // Split once: a large file split again by each step costs more than the audit itself.
+        let sourceLines = isBinary ? [] : InfoPlistPreprocessor.lines(of: text)
+        var rules = PropertyListRules(
+            path: path,
+            lines: sourceLines.map { $0.last == "\r" ? $0.dropLast() : $0 }
+        )
+        if !isBinary, InfoPlistPreprocessor.hasDirective(sourceLines) {
+            rules.conditions = InfoPlistPreprocessor.conditions(lines: sourceLines)
+            for root in try Self.branches(of: text, lines: sourceLines) { rules.check(root) }
             // Two readings report what both branches share twice: once is enough.
             var seen = Set<String>()
             rules.findings = rules.findings.filter { seen.insert("\($0.ruleID) \($0.line) \($0.message)").inserted }
@@ -48,15 +53,19 @@ struct PropertyListRules {
 
     /// The readings of a preprocessed property list: every branch at once if that parses, else
     /// every tested name undefined and every one defined (whichever parse).
-    static func branches(of text: String) throws(PropertyListParser.Failure) -> [PlistNode] {
+    static func branches(
+        of text: String,
+        lines: [Substring]
+    ) throws(PropertyListParser.Failure) -> [PlistNode] {
         let failure: PropertyListParser.Failure
         do {
-            return [try PropertyListParser.parse(Data(InfoPlistPreprocessor.withoutDirectives(text).utf8))]
+            let everyBranch = InfoPlistPreprocessor.withoutDirectives(lines: lines, text: text)
+            return [try PropertyListParser.parse(Data(everyBranch.utf8))]
         } catch {
             failure = error
         }
         var names: [String: Int] = [:]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in lines.enumerated() {
             guard let directive = InfoPlistPreprocessor.directive(line, number: index + 1),
                 ["if", "ifdef", "ifndef", "elif"].contains(directive.name)
             else { continue }
@@ -65,7 +74,7 @@ struct PropertyListRules {
         }
         var roots: [PlistNode] = []
         for definitions in [[:], names] {
-            guard let result = try? InfoPlistPreprocessor.evaluate(text, definitions: definitions),
+            guard let result = try? InfoPlistPreprocessor.evaluate(lines: lines, text: text, definitions: definitions),
                 let root = try? PropertyListParser.parse(Data(result.text.utf8))
             else { continue }
             roots.append(root)

@@ -129,6 +129,19 @@ struct PropertyListCredentialTests {
         #expect(text.contains { $0.hasPrefix("Info.plist:15:") && !$0.contains("inside") })
     }
 
+    @Test func aPreprocessedInfoPlistWithCRLFLineEndingsIsReadTheSame() {
+        // A file saved with Windows line endings: "\r\n" is one Character, so a split on "\n"
+        // by Characters never split it and the directives went unseen (the file was unreadable).
+        let crlf = Self.preprocessed.replacingOccurrences(of: "\n", with: "\r\n")
+        let report = SecurityAuditor(includesTestCode: true).audit(propertyList: Data(crlf.utf8), path: "Info.plist")
+        #expect(report.unreadableFiles.isEmpty, "\(report.unreadableFiles)")
+        let byLine = Dictionary(uniqueKeysWithValues: report.findings.map { ($0.line, $0) })
+        #expect(byLine.keys.sorted() == [7, 11, 15])
+        #expect(byLine[7]?.condition == "#ifdef DEBUG")
+        #expect(byLine[11]?.condition == "#else of #ifdef DEBUG")
+        #expect(byLine[7]?.column == 3)
+    }
+
     /// Branches that hold alternative halves of an element cannot be read at once: each
     /// configuration is read, and a finding both share is reported once.
     @Test func alternativeBranchesAreReadOneConfigurationAtATime() {

@@ -351,4 +351,18 @@ struct InfoPlistLeniencyTests {
         let conditions = InfoPlistPreprocessor.conditions(in: "a\n#ifdef DEBUG\nb\n#else\nc\n#endif\nd")
         #expect(conditions == [3: "#ifdef DEBUG", 5: "#else of #ifdef DEBUG"])
     }
+
+    @Test func crlfLineEndingsAreLinesToo() throws {
+        // "\r\n" is one Character: lines are split on the line feed byte, the "\r" kept.
+        let text = "a\r\n#ifdef DEBUG\r\nb\r\n#else\r\nc\r\n#endif\r\nd"
+        #expect(InfoPlistPreprocessor.lines(of: text).count == 7)
+        #expect(InfoPlistPreprocessor.firstDirective(in: Array(text.utf8))?.line == 2)
+        #expect(InfoPlistPreprocessor.conditions(in: text) == [3: "#ifdef DEBUG", 5: "#else of #ifdef DEBUG"])
+        let result = try InfoPlistPreprocessor.evaluate(text, definitions: ["DEBUG": 1])
+        #expect(result.text == "a\r\n\nb\r\n\n\n\nd")
+        #expect(result.branches.map(\.taken) == [true, false])
+        #expect(InfoPlistPreprocessor.withoutDirectives(text) == "a\r\n\nb\r\n\nc\r\n\nd")
+        // Without a directive the text comes back as it was.
+        #expect(try InfoPlistPreprocessor.evaluate("x\r\ny", definitions: [:]).text == "x\r\ny")
+    }
 }

@@ -84,10 +84,24 @@ package enum InfoPlistPreprocessor {
     package static func firstDirective(in bytes: [UInt8]) -> Directive? {
         guard !bytes.starts(with: Array("bplist".utf8)) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in Self.lines(of: text).enumerated() {
             if let directive = Self.directive(line, number: index + 1) { return directive }
         }
         return nil
+    }
+
+    /// The lines of `text`, split at every line feed byte, a carriage return before it kept in
+    /// its line (so the lines joined with `\n` are the text again, and line numbers are those an
+    /// editor shows for LF and CRLF files alike). Split on UTF-8 bytes: `String.split(separator:
+    /// "\n")` would walk grapheme clusters (slow on a large file) and never split a CRLF file,
+    /// whose `\r\n` is one `Character`.
+    package static func lines(of text: String) -> [Substring] {
+        text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
+    }
+
+    /// Whether any line of `lines` is a directive.
+    package static func hasDirective(_ lines: [Substring]) -> Bool {
+        lines.enumerated().contains { Self.directive($1, number: $0 + 1) != nil }
     }
 
     /// Evaluates the conditionals with `definitions` (a name and its value; `-D NAME` is 1).
@@ -95,6 +109,15 @@ package enum InfoPlistPreprocessor {
     ///   with `cpp`), `#error`, an expression it does not read, an `#else` or `#endif` without
     ///   `#if`, and an `#if` without `#endif`.
     package static func evaluate(_ text: String, definitions: [String: Int]) throws(Failure) -> Result {
+        try Self.evaluate(lines: Self.lines(of: text), text: text, definitions: definitions)
+    }
+
+    /// ``evaluate(_:definitions:)`` on the text's ``lines(of:)``, split once by the caller.
+    package static func evaluate(
+        lines: [Substring],
+        text: String,
+        definitions: [String: Int]
+    ) throws(Failure) -> Result {
         var definitions = definitions
         struct Open {
             let line: Int
@@ -108,7 +131,8 @@ package enum InfoPlistPreprocessor {
         var stack: [Open] = []
         var branches: [Branch] = []
         var output: [Substring] = []
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // A property list without directives (nearly all of them) is its own result.
+        guard Self.hasDirective(lines) else { return Result(text: text, branches: []) }
         for (index, line) in lines.enumerated() {
             let number = index + 1
             let active = stack.last?.active ?? true
@@ -186,9 +210,14 @@ package enum InfoPlistPreprocessor {
     /// conditional, and directive lines, have no entry. Unbalanced directives are read as far as
     /// they go.
     package static func conditions(in text: String) -> [Int: String] {
+        Self.conditions(lines: Self.lines(of: text))
+    }
+
+    /// ``conditions(in:)`` on the text's ``lines(of:)``.
+    package static func conditions(lines: [Substring]) -> [Int: String] {
         var stack: [(opening: Directive, branch: Directive)] = []
         var result: [Int: String] = [:]
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, line) in lines.enumerated() {
             let number = index + 1
             if let directive = Self.directive(line, number: number) {
                 switch directive.name {
@@ -209,7 +238,13 @@ package enum InfoPlistPreprocessor {
     /// The source with only the directive lines emptied: every branch read at once, for a
     /// scan that reports what each branch holds.
     package static func withoutDirectives(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        Self.withoutDirectives(lines: Self.lines(of: text), text: text)
+    }
+
+    /// ``withoutDirectives(_:)`` on the text's ``lines(of:)``.
+    package static func withoutDirectives(lines: [Substring], text: String) -> String {
+        guard Self.hasDirective(lines) else { return text }
+        return lines.enumerated()
             .map { index, line in Self.directive(line, number: index + 1) == nil ? line : "" }
             .joined(separator: "\n")
     }
