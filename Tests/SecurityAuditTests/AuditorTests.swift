@@ -11,6 +11,18 @@ struct AuditorTests {
         }
     }
 
+    @Test("error codes are stable text, encoded as that text, and read back")
+    func errorCodesAreText() throws {
+        #expect(AuditError.Code.pathNotFound.description == "pathNotFound")
+        #expect(AuditError(code: .pathUnreadable, path: "/p").description == "cannot read: /p")
+        let encoded = try JSONEncoder().encode([AuditError.Code.pathNotFound, .pathUnreadable])
+        #expect(String(decoding: encoded, as: UTF8.self) == #"["pathNotFound","pathUnreadable"]"#)
+        #expect(try JSONDecoder().decode([AuditError.Code].self, from: encoded) == [.pathNotFound, .pathUnreadable])
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([AuditError.Code].self, from: Data(#"["nope"]"#.utf8))
+        }
+    }
+
     @Test("malformed plists and non-UTF-8 Swift files are reported as unreadable, not skipped")
     func unreadableFiles() throws {
         let root = try makeTemporaryDirectory()
