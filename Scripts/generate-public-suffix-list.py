@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates Sources/ServerTrust/WebPKI/PublicSuffixList+Mozilla.swift from the Public Suffix List.
+"""Generates Sources/ServerTrust/Generated/PublicSuffixList+Mozilla.swift from the Public Suffix List.
 
 The list comes from Debian's `publicsuffix` package, which installs
 /usr/share/publicsuffix/public_suffix_list.dat. Take the newest one Debian has (unstable), e.g.:
@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 SOURCE = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/publicsuffix/public_suffix_list.dat"
-OUTPUT = os.path.join(os.path.dirname(__file__), "..", "Sources", "ServerTrust", "WebPKI", "PublicSuffixList+Mozilla.swift")
+OUTPUT = os.path.join(os.path.dirname(__file__), "..", "Sources", "ServerTrust", "Generated", "PublicSuffixList+Mozilla.swift")
 
 
 def a_label(label: str) -> str:
