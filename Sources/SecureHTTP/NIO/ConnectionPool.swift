@@ -55,17 +55,11 @@ final class ConnectionPool: Sendable {
         case connect
     }
 
-    /// A request queued for a connection. It is registered with the state machine and here in
-    /// one critical section; its continuation arrives a moment later, so a grant or a failure
-    /// that comes first is kept until then.
-    private enum Waiter: Sendable {
-        case registered
-        case waiting(CheckedContinuation<Grant, any Error>, deadlineTimer: Task<Void, Never>)
-        case granted(Grant)
-        case failed(SecureHTTPError)
-    }
+    /// A waiting request's continuation and the timer of its deadline.
+    private typealias Parked = (continuation: CheckedContinuation<Grant, any Error>, deadlineTimer: Task<Void, Never>)
 
     private typealias Machine = ConnectionPoolStateMachine<Key, PooledConnection.ID, Int>
+    private typealias Waiters = ConnectionPoolWaiters<Key, PooledConnection.ID, Int, Grant, Parked>
 
     /// The most TLS contexts kept (distinct TLS shapes; a policy rarely has more than a few).
     static let maximumTLSContexts = 8
@@ -73,7 +67,7 @@ final class ConnectionPool: Sendable {
     private struct State: Sendable {
         var machine: Machine
         var connections: [PooledConnection.ID: PooledConnection] = [:]
-        var waiters: [Int: Waiter] = [:]
+        var waiters = Waiters()
         /// One context per TLS shape, not per host: origins with the same floor, suites and ALPN
         /// share it, and the least recently used is dropped past a few shapes (connections keep
         /// the context they were made with).
@@ -93,6 +87,21 @@ final class ConnectionPool: Sendable {
         var resume: [(CheckedContinuation<Grant, any Error>, Result<Grant, SecureHTTPError>)] = []
         var cancelTimers: [Task<Void, Never>] = []
         var close: [PooledConnection] = []
+
+        /// Resumes a waiter later, if the delivery says so; false when the waiter is gone.
+        @discardableResult
+        mutating func deliver(_ delivery: Waiters.Delivery) -> Bool {
+            switch delivery {
+            case .resume(let parked, let result):
+                self.cancelTimers.append(parked.deadlineTimer)
+                self.resume.append((parked.continuation, result))
+                return true
+            case .kept:
+                return true
+            case .gone:
+                return false
+            }
+        }
 
         func run() {
             for timer in self.cancelTimers { timer.cancel() }
@@ -195,7 +204,7 @@ final class ConnectionPool: Sendable {
                 case .connect:
                     return .connect
                 case .wait:
-                    state.waiters[waiter] = .registered
+                    state.waiters.register(waiter)
                     return .wait(waiter)
                 case .fail:
                     return .fail
@@ -250,11 +259,8 @@ final class ConnectionPool: Sendable {
                 if let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
             }
             for waiter in fail {
-                Self.fail(
-                    &state,
-                    waiter: waiter,
-                    SecureHTTPError(.shutDown, "the transport has been shut down"),
-                    &effects
+                effects.deliver(
+                    state.waiters.fail(waiter, SecureHTTPError(.shutDown, "the transport has been shut down"))
                 )
             }
             return (effects, effects.close.map(\.closeFuture))
@@ -366,31 +372,7 @@ final class ConnectionPool: Sendable {
 
     /// Delivers `grant` to a waiter; false when the waiter is gone.
     private static func grant(_ state: inout State, waiter: Int, _ grant: Grant, _ effects: inout Effects) -> Bool {
-        switch state.waiters[waiter] {
-        case .registered:
-            state.waiters[waiter] = .granted(grant)
-            return true
-        case .waiting(let continuation, let timer):
-            state.waiters[waiter] = nil
-            effects.cancelTimers.append(timer)
-            effects.resume.append((continuation, .success(grant)))
-            return true
-        case .granted, .failed, nil:
-            return false
-        }
-    }
-
-    private static func fail(_ state: inout State, waiter: Int, _ error: SecureHTTPError, _ effects: inout Effects) {
-        switch state.waiters[waiter] {
-        case .registered:
-            state.waiters[waiter] = .failed(error)
-        case .waiting(let continuation, let timer):
-            state.waiters[waiter] = nil
-            effects.cancelTimers.append(timer)
-            effects.resume.append((continuation, .failure(error)))
-        case .granted, .failed, nil:
-            break
-        }
+        effects.deliver(state.waiters.grant(waiter, grant))
     }
 
     /// Waits for a connection or a connect slot. Only this slow path (the per-key cap reached)
@@ -411,26 +393,16 @@ final class ConnectionPool: Sendable {
                         }
                     }
                     let cancelled = Task.isCancelled
-                    let now: Result<Grant, SecureHTTPError>? = self.state.withLockedValue { state in
-                        switch state.waiters[waiter] {
-                        case .granted(let grant):
-                            state.waiters[waiter] = nil
-                            return .success(grant)
-                        case .failed(let error):
-                            state.waiters[waiter] = nil
-                            return .failure(error)
-                        case .registered:
-                            if cancelled, state.machine.cancelWaiter(key, waiter) {
-                                state.waiters[waiter] = nil
-                                return .failure(SecureHTTPError(.cancelled, "the request was cancelled"))
-                            }
-                            state.waiters[waiter] = .waiting(continuation, deadlineTimer: timer)
-                            return nil
-                        case .waiting, nil:
-                            return .failure(SecureHTTPError(.cancelled, "the request was cancelled"))
-                        }
+                    let arrival = self.state.withLockedValue { state in
+                        state.waiters.arrive(
+                            waiter,
+                            key: key,
+                            (continuation, timer),
+                            cancelled: cancelled,
+                            machine: &state.machine
+                        )
                     }
-                    if let now {
+                    if case .resumeNow(let now) = arrival {
                         timer.cancel()
                         continuation.resume(with: now.mapError { $0 as any Error })
                     }
@@ -454,9 +426,7 @@ final class ConnectionPool: Sendable {
     private func dropWaiter(_ waiter: Int, key: Key, _ error: SecureHTTPError) {
         let effects = self.state.withLockedValue { state in
             var effects = Effects()
-            if state.machine.cancelWaiter(key, waiter) {
-                Self.fail(&state, waiter: waiter, error, &effects)
-            }
+            effects.deliver(state.waiters.drop(waiter, key: key, error, machine: &state.machine))
             return effects
         }
         effects.run()

@@ -149,10 +149,7 @@ public final class NIOHTTPTransport: HTTPTransport {
             options: options,
             exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
                 let key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
-                var retried = false
-                // A request that never reached the wire is always safe to send again; a few times,
-                // since a connection can close between the lease and the stream.
-                var notSentRetries = 0
+                var retry = ExchangeRetryDecision(.init(isIdempotent: hop.request.method.isIdempotent))
                 while true {
                     let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
                     counters.increment(\.exchanges)
@@ -176,27 +173,19 @@ public final class NIOHTTPTransport: HTTPTransport {
                         }
                     } catch {
                         pool.release(connection, key: key, reusable: false)
-                        if Task.isCancelled { throw error }
-                        if error.requestWasNotSent, notSentRetries < 3 {
-                            notSentRetries += 1
+                        let failure = ExchangeRetryDecision.Failure(
+                            error,
+                            connectionWasFresh: isFresh,
+                            isCancelled: Task.isCancelled
+                        )
+                        switch retry.decide(after: failure) {
+                        case .retry(.notSent), .retry(.notProcessed):
                             counters.increment(\.notProcessedRetries)
-                            continue
-                        }
-                        guard !retried else { throw error }
-                        // One the server says it did not process (GOAWAY, REFUSED_STREAM) is retried
-                        // once when idempotent, as the transport promises; a kept-alive connection
-                        // the server closed while idle likewise (RFC 9110 §9.2.2).
-                        if error.code == .requestNotProcessed && hop.request.method.isIdempotent {
-                            retried = true
-                            counters.increment(\.notProcessedRetries)
-                            continue
-                        }
-                        if error.code == .connectionClosed, !isFresh, hop.request.method.isIdempotent {
-                            retried = true
+                        case .retry(.staleConnection):
                             counters.increment(\.staleConnectionRetries)
-                            continue
+                        case .fail:
+                            throw error
                         }
-                        throw error
                     }
                 }
             }
