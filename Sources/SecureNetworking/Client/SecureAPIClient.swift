@@ -216,76 +216,27 @@ public final class SecureAPIClient: Sendable {
         }
     }
 
-    /// ``response(for:provesKeyWithoutToken:)``, counting its attempts in `attempt`.
+    /// ``response(for:provesKeyWithoutToken:)``, counting its attempts in `attempt`. The token
+    /// parts (binding, DPoP proof, nonce challenge, 401) are the ``TokenAuth/AuthenticatedTransport``'s;
+    /// the failures it hands back are retried here with backoff.
     private func response<Response>(
         for request: Request<Response>,
         provesKeyWithoutToken: Bool,
         attempt: inout Int
     ) async throws(APIError) -> APIResponse<Response> {
         let prepared = try self.prepare(request)
-        var token: String?
-        var tokenType = "Bearer"
         // prepare() refused the request when tokens is nil.
-        if request.requiresAuthentication, let tokens = self.tokens {
-            let bundle = try await Self.validBundle(from: tokens)
-            (token, tokenType) = (bundle.accessToken, bundle.tokenType)
-        }
-        var unauthorized = UnauthorizedRetry()
-        var nonces = DPoPNonceRetry()
+        let use: AuthenticatedTransport.Use? =
+            request.requiresAuthentication ? .token : (provesKeyWithoutToken && self.dpop != nil ? .keyProof : nil)
+        var state = AuthenticatedTransport.State()
         while true {
-            if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
-            var head = try await self.adapted(prepared, token: token, type: tokenType)
-            if provesKeyWithoutToken, let dpop = self.dpop {
-                do {
-                    head.headerFields[DPoPSigner.headerName] = try dpop.proof(for: head)
-                } catch {
-                    throw APIError.authentication(error)
-                }
-            }
-            self.logger.debug("→ \(request.method.rawValue) \(prepared.logPath) (attempt \(attempt))")
-            let binding = token.flatMap { token in
-                self.tokens.map { TokenBinding(tokens: $0, fallback: token, fallbackType: tokenType) }
-            }
-            let failure: APIError
-            switch await self.exchange(head, body: prepared.body, timeout: prepared.timeout, binding: binding) {
-            case .failure(let error):
-                if error.code == .cancelled { throw error }
-                if let proofError = error.transportError, proofError.code == .credentialUnavailable {
-                    throw APIError(
-                        .authenticationFailed,
-                        "the DPoP proof for the request could not be made",
-                        transportError: proofError
-                    )
-                }
-                failure = error
+            let error: APIError
+            switch try await self.exchange(prepared, use: use, state: &state, attempt: &attempt) {
+            case .failure(let failure):
+                error = failure
             case .success(let response):
                 let status = response.response.status.code
                 self.logger.debug("← \(status) \(request.method.rawValue) \(prepared.logPath)")
-                if let dpop = self.dpop, binding != nil || provesKeyWithoutToken {
-                    // The URL is built only when there is a nonce to keep.
-                    if response.response.headerFields[DPoPSigner.nonceHeaderName] != nil {
-                        dpop.noteNonce(in: response.response, from: response.url)
-                    }
-                    // RFC 9449 §8, §9: the server wants a nonce in the proof; answered with the
-                    // nonce it just supplied, a bounded number of times, and never by a refresh.
-                    if !response.redirectedAcrossOrigins {
-                        let again: Bool
-                        do {
-                            again = try nonces.shouldRetry(after: response.response, body: response.body)
-                        } catch {
-                            throw APIError(
-                                .authenticationFailed,
-                                "the server kept refusing the DPoP proof's nonce (\(error.code)); the tokens were kept",
-                                status: Int(status),
-                                authenticationError: error
-                            )
-                        }
-                        if again {
-                            attempt += 1
-                            continue
-                        }
-                    }
-                }
                 if (200...299).contains(status) {
                     let value = try self.decode(response, for: request)
                     return APIResponse(
@@ -295,31 +246,8 @@ public final class SecureAPIClient: Sendable {
                         attempts: attempt
                     )
                 }
-                // A 401 judges the token only if it reached the origin that answered: after a
-                // redirect to another origin the token was not sent (UnauthorizedRetry's rule).
-                if status == 401, let binding, let tokens = self.tokens {
-                    let sent = binding.sent ?? binding.fallback.token
-                    let next: String?
-                    do {
-                        next = try await unauthorized.token(
-                            after401To: sent,
-                            redirectedAcrossOrigins: response.redirectedAcrossOrigins,
-                            tokens: tokens
-                        )
-                    } catch {
-                        self.logger.debug("token refresh after 401 failed: \(error.code)")
-                        throw APIError.authentication(error)
-                    }
-                    if let next {
-                        token = next
-                        tokenType = tokens.bundleForSending()?.tokenType ?? tokenType
-                        attempt += 1
-                        continue
-                    }
-                }
-                failure = self.statusError(response)
+                error = self.statusError(response)
             }
-            let error = failure
             guard
                 let delay = await self.retryDelay(after: error, request: request, head: prepared.head, attempt: attempt)
             else {
@@ -459,66 +387,102 @@ public final class SecureAPIClient: Sendable {
         }
     }
 
+    /// One attempt (with the token retries the authenticated transport makes inside it): the
+    /// response to judge, or a failure the backoff may answer. A cancellation, a failed proof and
+    /// a failed refresh are thrown at once.
     private func exchange(
+        _ prepared: Prepared,
+        use: AuthenticatedTransport.Use?,
+        state: inout AuthenticatedTransport.State,
+        attempt: inout Int
+    ) async throws(APIError) -> Result<HTTPTransportResponse, APIError> {
+        var options = HTTPRequestOptions()
+        options.timeout = prepared.timeout
+        guard let use, let tokens = self.tokens else {
+            let head = try await self.adapted(
+                prepared.head,
+                body: prepared.body,
+                logPath: prepared.logPath,
+                attempt: attempt
+            )
+            do {
+                return .success(try await self.transport.send(head, body: prepared.body, options: options))
+            } catch {
+                return try Self.transportFailure(error)
+            }
+        }
+        let authenticated = AuthenticatedTransport(self.transport, tokens: tokens, dpop: self.dpop)
+        do {
+            return .success(
+                try await authenticated.send(
+                    prepared.head,
+                    body: prepared.body,
+                    options: options,
+                    use: use,
+                    state: &state,
+                    attempts: &attempt
+                ) { head, attempt in
+                    // Interceptors run for every attempt, a token retry's included.
+                    try await self.adapted(head, body: prepared.body, logPath: prepared.logPath, attempt: attempt)
+                }
+            )
+        } catch {
+            switch error {
+            case .transport(let failure):
+                return try Self.transportFailure(failure)
+            case .proof(let failure):
+                throw APIError(
+                    .authenticationFailed,
+                    "the DPoP proof for the request could not be made",
+                    transportError: failure
+                )
+            case .authentication(let failure):
+                self.logger.debug("a valid access token could not be obtained: \(failure.code)")
+                throw APIError.authentication(failure)
+            case .nonceRejected(let failure, let status):
+                throw APIError(
+                    .authenticationFailed,
+                    "the server kept refusing the DPoP proof's nonce (\(failure.code)); the tokens were kept",
+                    status: status,
+                    authenticationError: failure
+                )
+            case .invalidToken(let failure):
+                throw APIError(.invalidRequest, "the access token is not a valid header value", transportError: failure)
+            case .prepare(let failure as APIError):
+                throw failure
+            case .prepare:
+                throw APIError(.invalidRequest, "the request could not be prepared")
+            }
+        }
+    }
+
+    /// A transport failure the backoff may answer; a cancellation is thrown at once.
+    private static func transportFailure(
+        _ error: SecureHTTPError
+    ) throws(APIError) -> Result<HTTPTransportResponse, APIError> {
+        let failure = APIError.transport(error)
+        if failure.code == .cancelled { throw failure }
+        return .failure(failure)
+    }
+
+    /// The head of one attempt: the interceptors' adaptation of `head` (the prepared request,
+    /// with the token the authenticated transport sends it with).
+    private func adapted(
         _ head: HTTPRequest,
         body: Data?,
-        timeout: Duration?,
-        binding: TokenBinding?
-    ) async -> Result<HTTPTransportResponse, APIError> {
-        var options = HTTPRequestOptions()
-        options.timeout = timeout
-        if let binding {
-            var proof: (@Sendable (HTTPRequest, String) throws -> HTTPField?)?
-            if let dpop = self.dpop {
-                // The proof signs the hop as it goes out and the token just bound (`ath`).
-                proof = { request, _ in
-                    guard let sent = binding.sentCredential, sent.isDPoPBound else { return nil }
-                    return HTTPField(
-                        name: DPoPSigner.headerName,
-                        value: try dpop.proof(for: request, accessToken: sent.token)
-                    )
-                }
-            }
-            options.credential = HTTPRequestOptions.Credential(
-                name: .authorization,
-                value: { binding.bind() },
-                proof: proof
-            )
-        }
-        do {
-            return .success(try await self.transport.send(head, body: body, options: options))
-        } catch {
-            return .failure(APIError.transport(error))
-        }
-    }
-
-    private static func validBundle(from tokens: TokenManager) async throws(APIError) -> TokenBundle {
-        do {
-            return try await tokens.validBundle()
-        } catch {
-            throw APIError.authentication(error)
-        }
-    }
-
-    private func adapted(_ prepared: Prepared, token: String?, type: String) async throws(APIError) -> HTTPRequest {
-        var head = prepared.head
-        if let token {
-            do {
-                try head.headerFields.setChecked(
-                    name: .authorization,
-                    value: TokenBundle.authorizationValue(tokenType: type, accessToken: token)
-                )
-            } catch {
-                throw APIError(.invalidRequest, "the access token is not a valid header value", transportError: error)
-            }
-        }
+        logPath: String,
+        attempt: Int
+    ) async throws(APIError) -> HTTPRequest {
+        if Task.isCancelled { throw APIError(.cancelled, "the request was cancelled") }
+        var head = head
         for interceptor in self.configuration.interceptors {
             do {
-                try await interceptor.adapt(&head, body: prepared.body)
+                try await interceptor.adapt(&head, body: body)
             } catch {
                 throw APIError(.invalidRequest, "an interceptor refused the request")
             }
         }
+        self.logger.debug("→ \(head.method.rawValue) \(logPath) (attempt \(attempt))")
         return head
     }
 
@@ -682,44 +646,5 @@ public func withSecureAPIClient<Result>(
     } catch {
         await client.shutdown()
         throw error
-    }
-}
-
-/// The access token of one attempt, bound when the request has its connection: the token the
-/// manager hands out at that moment (a request that waited for a connection while the token was
-/// refreshed carries the new one), remembered so that a 401 is judged against the token that was
-/// really sent.
-final class TokenBinding: Sendable {
-    let tokens: TokenManager
-    /// The token the attempt started with (and its type), sent if the session ended meanwhile.
-    let fallback: Sent
-    private let box = Locked<Sent?>(nil)
-
-    /// An access token as one hop sent it.
-    struct Sent: Sendable {
-        let token: String
-        let type: String
-
-        var isDPoPBound: Bool { TokenBundle.isDPoP(tokenType: self.type) }
-    }
-
-    init(tokens: TokenManager, fallback: String, fallbackType: String = "Bearer") {
-        self.tokens = tokens
-        self.fallback = Sent(token: fallback, type: fallbackType)
-    }
-
-    /// The token and type sent by the last hop that carried one.
-    var sentCredential: Sent? { self.box.withLock { $0 } }
-
-    /// The token sent by the last hop that carried one.
-    var sent: String? { self.sentCredential?.token }
-
-    /// The `Authorization` value to send now: `Bearer <token>`, or `DPoP <token>` for a
-    /// DPoP-bound one (RFC 9449 §7.1).
-    func bind() -> String {
-        let sent =
-            self.tokens.bundleForSending().map { Sent(token: $0.accessToken, type: $0.tokenType) } ?? self.fallback
-        self.box.withLock { $0 = sent }
-        return TokenBundle.authorizationValue(tokenType: sent.type, accessToken: sent.token)
     }
 }
