@@ -229,8 +229,6 @@ let package = Package(
             dependencies: [
                 "ServerTrust",
                 "SecureNetworkingTesting",
-                // The CLI tests configure the loopback servers' TLS versions and cipher suites.
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -238,6 +236,20 @@ let package = Package(
             ],
             // Real certificate chains (PEM) and their manifest, read at run time from the source tree.
             exclude: ["Fixtures"],
+            swiftSettings: strictSettings
+        ),
+        // `securenet` run as a user runs it (the built executable, in a child process), against
+        // servers the tests start. Support.swift and CTFixtures.swift are symbolic links to
+        // ServerTrustTests' (the same test PKI and CT logs).
+        .testTarget(
+            name: "SecurenetCLITests",
+            dependencies: [
+                "ServerTrust",
+                "SecureNetworkingTesting",
+                // The tests configure the loopback servers' TLS versions and cipher suites.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -33,7 +33,7 @@ struct APIClientDPoPTests {
 
     @Test func aDPoPSessionAnswersEachNonceChallengeOnce() async throws {
         guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
-        let clock = ReferenceTestClock(Date())
+        let clock = TestClock(Date())
         let configuration = try ReferenceFixture.configuration {
             $0.now = clock.function
             $0.accessTokenLifetime = .seconds(600)

@@ -35,8 +35,8 @@ struct APIFixture {
 
     let pki: TestPKI
     let server: ReferenceAuthServer
-    let serverClock: ReferenceTestClock
-    let clientClock: ReferenceTestClock
+    let serverClock: TestClock
+    let clientClock: TestClock
 
     var loginRequest: Request<TokenResponse> {
         .post(
@@ -99,8 +99,8 @@ func withAPIFixture<R>(
     _ body: (APIFixture) async throws -> R
 ) async throws -> R {
     let pki = try TestPKI(referenceTime: Date())
-    let serverClock = ReferenceTestClock(Date())
-    let clientClock = ReferenceTestClock(serverClock.now)
+    let serverClock = TestClock(Date())
+    let clientClock = TestClock(serverClock.now)
     var configuration = ReferenceAuthServer.Configuration(
         chain: try pki.validChain(),
         clientCertificateIssuers: [pki.clientCA],

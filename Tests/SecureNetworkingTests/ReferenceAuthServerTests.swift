@@ -66,7 +66,7 @@ struct ReferenceAuthServerTokenTests {
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func refreshRotatesAndReuseRevokesTheFamily() async throws {
-        let clock = ReferenceTestClock()
+        let clock = TestClock()
         try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
             let login = try await client.login()
             let firstAccess = try #require(login.string("access_token"))
@@ -106,7 +106,7 @@ struct ReferenceAuthServerTokenTests {
     /// token; within the grace window, while the successor is unused, it gets that successor.
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aRetriedRefreshWithinTheGraceWindowGetsTheSameSuccessor() async throws {
-        let clock = ReferenceTestClock()
+        let clock = TestClock()
         try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
             let first = try #require(try await client.login().string("refresh_token"))
             let endpoint = client.tokenEndpoint()
@@ -130,7 +130,7 @@ struct ReferenceAuthServerTokenTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test(arguments: [10.0, 60.0])
     func reuseAtOrPastTheGraceWindowRevokes(after seconds: Double) async throws {
-        let clock = ReferenceTestClock()
+        let clock = TestClock()
         try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
             let first = try #require(try await client.login().string("refresh_token"))
             let endpoint = client.tokenEndpoint()
@@ -196,7 +196,7 @@ struct ReferenceAuthServerTokenTests {
     /// even the right password is answered 429 with Retry-After; the window passing lifts it.
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func failedSignInsAreRateLimitedPerAccount() async throws {
-        let clock = ReferenceTestClock()
+        let clock = TestClock()
         try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
             for _ in 0..<5 {
                 #expect(try await client.login(ReferenceFixture.alice.email, "wrong").status == 401)
@@ -267,7 +267,7 @@ struct ReferenceAuthServerTokenTests {
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func expiryFollowsTheInjectedClock() async throws {
-        let clock = ReferenceTestClock()
+        let clock = TestClock()
         let configuration = try ReferenceFixture.configuration {
             $0.now = clock.function
             $0.accessTokenLifetime = .seconds(60)
@@ -330,7 +330,7 @@ struct ReferenceAuthServerTokenTests {
 struct ReferenceAuthServerProfileTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func patchValidatesAndUpdatesTheDisplayName() async throws {
-        let clock = ReferenceTestClock()
+        let clock = TestClock()
         try await withReferenceClient(try ReferenceFixture.configuration { $0.now = clock.function }) { client in
             let access = try #require(try await client.login().string("access_token"))
             clock.advance(10)

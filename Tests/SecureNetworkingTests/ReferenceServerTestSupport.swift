@@ -38,23 +38,6 @@ enum ReferenceFixture {
     }
 }
 
-/// A clock tests move by hand.
-final class ReferenceTestClock: Sendable {
-    private let current: NIOLockedValueBox<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        self.current = NIOLockedValueBox(start)
-    }
-
-    var now: Date { self.current.withLockedValue { $0 } }
-
-    func advance(_ seconds: TimeInterval) {
-        self.current.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    var function: @Sendable () -> Date { { self.now } }
-}
-
 /// A decoded answer of the reference server.
 struct ReferenceReply {
     let status: Int

@@ -12,9 +12,9 @@ import Testing
 struct ReviewFindingsDPoPNonceTests {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static func withSignedInClient(
-        _ body: (ReferenceAuthServer, SecureAPIClient, ReferenceTestClock) async throws -> Void
+        _ body: (ReferenceAuthServer, SecureAPIClient, TestClock) async throws -> Void
     ) async throws {
-        let clock = ReferenceTestClock(Date())
+        let clock = TestClock(Date())
         let configuration = try ReferenceFixture.configuration {
             $0.now = clock.function
             $0.accessTokenLifetime = .seconds(600)

@@ -22,8 +22,8 @@ struct InfoPlistLeniencyTests {
     @Test func aSingleCAPinLoadsWithAWarningAndIsEnforced() async throws {
         let chain = try Self.pki.validChain()
         let read = try Self.read(
-            InfoPlistPolicyTests.pinned(
-                InfoPlistPolicyTests.identities("NSPinnedCAIdentities", [Self.pki.intermediate.pin]),
+            InfoPlistFixtures.pinned(
+                InfoPlistFixtures.identities("NSPinnedCAIdentities", [Self.pki.intermediate.pin]),
                 domain: "localhost"
             )
         )
@@ -44,8 +44,8 @@ struct InfoPlistLeniencyTests {
 
         // A chain whose CA keys do not match is refused, as ATS refuses it.
         let otherCA = try Self.read(
-            InfoPlistPolicyTests.pinned(
-                InfoPlistPolicyTests.identities("NSPinnedCAIdentities", [Self.pki.untrustedIntermediate.pin]),
+            InfoPlistFixtures.pinned(
+                InfoPlistFixtures.identities("NSPinnedCAIdentities", [Self.pki.untrustedIntermediate.pin]),
                 domain: "localhost"
             )
         )
@@ -53,8 +53,8 @@ struct InfoPlistLeniencyTests {
         #expect(try await evaluate(chain, pins: refusing).failure?.code == .pinMismatch)
         // The leaf's own key is not a CA pin.
         let leafAsCA = try Self.read(
-            InfoPlistPolicyTests.pinned(
-                InfoPlistPolicyTests.identities("NSPinnedCAIdentities", [chain.pins[0]]),
+            InfoPlistFixtures.pinned(
+                InfoPlistFixtures.identities("NSPinnedCAIdentities", [chain.pins[0]]),
                 domain: "localhost"
             )
         )
@@ -65,9 +65,9 @@ struct InfoPlistLeniencyTests {
     @Test func aSingleLeafPinIsEnforcedBesideTwoCAPins() async throws {
         let chain = try Self.pki.validChain()
         let read = try Self.read(
-            InfoPlistPolicyTests.pinned(
-                InfoPlistPolicyTests.identities("NSPinnedCAIdentities", [Self.pki.intermediate.pin, Self.pki.root.pin])
-                    + "\n" + InfoPlistPolicyTests.identities("NSPinnedLeafIdentities", [chain.pins[0]]),
+            InfoPlistFixtures.pinned(
+                InfoPlistFixtures.identities("NSPinnedCAIdentities", [Self.pki.intermediate.pin, Self.pki.root.pin])
+                    + "\n" + InfoPlistFixtures.identities("NSPinnedLeafIdentities", [chain.pins[0]]),
                 domain: "localhost"
             )
         )
@@ -82,8 +82,8 @@ struct InfoPlistLeniencyTests {
     /// A pin and its backup: no warning. The JSON policy keeps refusing a single pin.
     @Test func twoPinsAreNotWarnedAndJSONStillRefusesOne() throws {
         let read = try Self.read(
-            InfoPlistPolicyTests.pinned(
-                InfoPlistPolicyTests.identities("NSPinnedCAIdentities", [Self.pki.intermediate.pin, Self.pki.root.pin])
+            InfoPlistFixtures.pinned(
+                InfoPlistFixtures.identities("NSPinnedCAIdentities", [Self.pki.intermediate.pin, Self.pki.root.pin])
             )
         )
         #expect(read.warnings.isEmpty)
@@ -260,7 +260,7 @@ struct InfoPlistLeniencyTests {
         #expect(throws: Never.self) {
             try TransportSecurityPolicy.readInfoPlist(
                 Data(
-                    InfoPlistPolicyTests.xml(nil).replacingOccurrences(
+                    InfoPlistFixtures.xml(nil).replacingOccurrences(
                         of: "<string>1.0</string>",
                         with: "<string>\n#1 app</string>"
                     ).utf8

@@ -9,38 +9,11 @@ import Testing
 struct InfoPlistPolicyTests {
     static let pki = Fixtures.pki
 
-    /// An Info.plist as Xcode writes it, with `ats` as the body of NSAppTransportSecurity.
-    static func xml(_ ats: String?) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
-        <dict>
-        \t<key>CFBundleDevelopmentRegion</key>
-        \t<string>$(DEVELOPMENT_LANGUAGE)</string>
-        \t<key>CFBundleExecutable</key>
-        \t<string>$(EXECUTABLE_NAME)</string>
-        \t<key>CFBundleIdentifier</key>
-        \t<string>$(PRODUCT_BUNDLE_IDENTIFIER)</string>
-        \t<key>CFBundleShortVersionString</key>
-        \t<string>1.0</string>
-        \(ats.map { "\t<key>NSAppTransportSecurity</key>\n\t<dict>\n\($0)\n\t</dict>" } ?? "")
-        </dict>
-        </plist>
-        """
-    }
-
-    /// The same property list in the binary format of a built app.
-    static func binary(_ xml: String) throws -> Data {
-        let object = try PropertyListSerialization.propertyList(from: Data(xml.utf8), options: [], format: nil)
-        return try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
-    }
-
     /// Reads `ats` in both formats, checks they agree, and returns the XML reading.
     static func read(_ ats: String?) throws -> InfoPlistPolicy {
-        let text = Self.xml(ats)
+        let text = InfoPlistFixtures.xml(ats)
         let fromXML = try TransportSecurityPolicy.readInfoPlist(Data(text.utf8))
-        let fromBinary = try TransportSecurityPolicy.readInfoPlist(try Self.binary(text))
+        let fromBinary = try TransportSecurityPolicy.readInfoPlist(try InfoPlistFixtures.binary(text))
         #expect(fromXML.policy == fromBinary.policy)
         #expect(fromXML.warnings == fromBinary.warnings)
         return fromXML
@@ -48,7 +21,7 @@ struct InfoPlistPolicyTests {
 
     static func refusal(_ ats: String) -> ServerTrustError? {
         do {
-            _ = try TransportSecurityPolicy(infoPlist: Data(Self.xml(ats).utf8))
+            _ = try TransportSecurityPolicy(infoPlist: Data(InfoPlistFixtures.xml(ats).utf8))
             return nil
         } catch {
             return error
@@ -212,32 +185,13 @@ struct InfoPlistPolicyTests {
         #expect(read.policy.exception(for: "legacy.example")?.minimumTLSVersion == .v1_2)
     }
 
-    static func pinned(_ body: String, domain: String = "api.example.com") -> String {
-        """
-        \t\t<key>NSPinnedDomains</key>
-        \t\t<dict>
-        \t\t\t<key>\(domain)</key>
-        \t\t\t<dict>
-        \(body)
-        \t\t\t</dict>
-        \t\t</dict>
-        """
-    }
-
-    static func identities(_ key: String, _ pins: [Pin]) -> String {
-        "\t\t\t\t<key>\(key)</key>\n\t\t\t\t<array>\n"
-            + pins.map {
-                "\t\t\t\t\t<dict>\n\t\t\t\t\t\t<key>SPKI-SHA256-BASE64</key>\n\t\t\t\t\t\t<string>\($0.base64)</string>\n\t\t\t\t\t</dict>"
-            }
-            .joined(separator: "\n") + "\n\t\t\t\t</array>"
-    }
-
     @Test func pinnedDomainsGiveCAAndLeafPins() throws {
         let ca = [Self.pki.intermediate.pin, Self.pki.root.pin]
         let leaf = [Self.pki.untrustedRoot.pin, Self.pki.untrustedIntermediate.pin]
         let both = try Self.read(
-            Self.pinned(
-                Self.identities("NSPinnedCAIdentities", ca) + "\n" + Self.identities("NSPinnedLeafIdentities", leaf)
+            InfoPlistFixtures.pinned(
+                InfoPlistFixtures.identities("NSPinnedCAIdentities", ca) + "\n"
+                    + InfoPlistFixtures.identities("NSPinnedLeafIdentities", leaf)
             )
         )
         let rule = try #require(both.policy.pinning.rule(for: "api.example.com"))
@@ -246,9 +200,9 @@ struct InfoPlistPolicyTests {
         #expect(both.policy.pinning.rule(for: "www.api.example.com") == nil)
 
         let subdomains = try Self.read(
-            Self.pinned(
+            InfoPlistFixtures.pinned(
                 "\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n"
-                    + Self.identities("NSPinnedCAIdentities", ca)
+                    + InfoPlistFixtures.identities("NSPinnedCAIdentities", ca)
             )
         )
         #expect(subdomains.policy.pinning.rule(for: "www.api.example.com")?.pattern.description == "**.api.example.com")
@@ -260,8 +214,8 @@ struct InfoPlistPolicyTests {
     @Test func importedPinsHaveATSsMeaningInAnEvaluation() async throws {
         let chain = try Self.pki.validChain()
         let leafOnly = try Self.read(
-            Self.pinned(
-                Self.identities("NSPinnedLeafIdentities", [chain.pins[0], Self.pki.untrustedRoot.pin]),
+            InfoPlistFixtures.pinned(
+                InfoPlistFixtures.identities("NSPinnedLeafIdentities", [chain.pins[0], Self.pki.untrustedRoot.pin]),
                 domain: "localhost"
             )
         )
@@ -306,17 +260,18 @@ struct InfoPlistPolicyTests {
             "NSAppTransportSecurity.NSExceptionDomains[\"a.example\"].NSExceptionMinimumTLSVersion"
         ),
         (
-            "an empty identity list", Self.pinned("\t\t\t\t<key>NSPinnedCAIdentities</key>\n\t\t\t\t<array/>"),
+            "an empty identity list",
+            InfoPlistFixtures.pinned("\t\t\t\t<key>NSPinnedCAIdentities</key>\n\t\t\t\t<array/>"),
             "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"].NSPinnedCAIdentities"
         ),
         (
             "a pinned domain without identities",
-            Self.pinned("\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>"),
+            InfoPlistFixtures.pinned("\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>"),
             "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"]"
         ),
         (
             "a bad SPKI digest",
-            Self.pinned(
+            InfoPlistFixtures.pinned(
                 "\t\t\t\t<key>NSPinnedLeafIdentities</key>\n\t\t\t\t<array><dict><key>SPKI-SHA256-BASE64</key><string>not base64</string></dict></array>"
             ),
             "NSAppTransportSecurity.NSPinnedDomains[\"api.example.com\"].NSPinnedLeafIdentities[0].SPKI-SHA256-BASE64"
@@ -378,7 +333,7 @@ struct InfoPlistPolicyTests {
             \t\t<key>Note</key>
             \t\t<string><![CDATA[\(String(repeating: "<array>", count: 100))]]></string>
             """
-        let read = try TransportSecurityPolicy.readInfoPlist(Data(Self.xml(ats).utf8))
+        let read = try TransportSecurityPolicy.readInfoPlist(Data(InfoPlistFixtures.xml(ats).utf8))
         #expect(read.policy.allowsLocalNetworking)
         #expect(read.warnings.map(\.keyPath) == ["NSAppTransportSecurity.Note"])
     }
@@ -494,7 +449,7 @@ struct InfoPlistPolicyTests {
             \t\t\t\t<true/>
             \t\t\t</dict>
             \t\t</dict>
-            \(Self.pinned("\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" + Self.identities("NSPinnedCAIdentities", [pki.intermediate.pin, pki.root.pin]) + "\n" + Self.identities("NSPinnedLeafIdentities", [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin])))
+            \(InfoPlistFixtures.pinned("\t\t\t\t<key>NSIncludesSubdomains</key>\n\t\t\t\t<true/>\n" + InfoPlistFixtures.identities("NSPinnedCAIdentities", [pki.intermediate.pin, pki.root.pin]) + "\n" + InfoPlistFixtures.identities("NSPinnedLeafIdentities", [pki.untrustedRoot.pin, pki.untrustedIntermediate.pin])))
             """
         let json = """
             {
@@ -518,7 +473,7 @@ struct InfoPlistPolicyTests {
         // And the file on disk, in the binary format.
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("Info-\(UUID().uuidString).plist")
         defer { try? FileManager.default.removeItem(at: file) }
-        try Self.binary(Self.xml(ats)).write(to: file)
+        try InfoPlistFixtures.binary(InfoPlistFixtures.xml(ats)).write(to: file)
         #expect(try TransportSecurityPolicy.readInfoPlist(contentsOfFile: file.path).policy == fromJSON)
     }
 }

@@ -129,7 +129,7 @@ struct OpenStepPropertyListTests {
                 == DomainException(includesSubdomains: true, minimumTLSVersion: .v1_1, requiresForwardSecrecy: false)
         )
         // The same policy as the XML a build writes.
-        let xml = InfoPlistPolicyTests.xml(
+        let xml = InfoPlistFixtures.xml(
             """
             \t\t<key>NSAllowsArbitraryLoads</key><true/>
             \t\t<key>NSExceptionDomains</key><dict><key>legacy.example.com</key><dict>
@@ -155,7 +155,7 @@ struct OpenStepPropertyListTests {
         #expect(openStep.warnings.map(\.keyPath).contains("NSAppTransportSecurity.NSAllowsArbitraryLoads"))
 
         let xml = try TransportSecurityPolicy.readInfoPlist(
-            Data(InfoPlistPolicyTests.xml("\t\t<key>NSAllowsLocalNetworking</key>\n\t\t<string>YES</string>").utf8)
+            Data(InfoPlistFixtures.xml("\t\t<key>NSAllowsLocalNetworking</key>\n\t\t<string>YES</string>").utf8)
         )
         #expect(!xml.policy.allowsLocalNetworking)
         #expect(

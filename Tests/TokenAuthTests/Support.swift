@@ -21,23 +21,6 @@ enum Live {
     }
 }
 
-/// A clock tests move by hand.
-final class TestClock: Sendable {
-    private let current: NIOLockedValueBox<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        self.current = NIOLockedValueBox(start)
-    }
-
-    var now: Date { self.current.withLockedValue { $0 } }
-
-    func advance(_ seconds: TimeInterval) {
-        self.current.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
-    }
-
-    var function: @Sendable () -> Date { { self.now } }
-}
-
 /// A refresher that answers from a script and counts calls.
 /// A gate a test opens: whoever waits on it before, resumes then; whoever waits after, passes.
 actor Gate {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import SecureHTTP
+import SecureNetworkingTesting
 import SecureStorage
 import Testing
 

@@ -1,0 +1,1 @@
+../ServerTrustTests/CTFixtures.swift

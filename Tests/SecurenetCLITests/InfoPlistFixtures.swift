@@ -1,0 +1,1 @@
+../ServerTrustTests/InfoPlistFixtures.swift

@@ -1,0 +1,1 @@
+../ServerTrustTests/Support.swift
