@@ -56,9 +56,17 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
+        // Helpers several modules share, visible to this package only (`package` access, no
+        // product): the Info.plist readers (preprocessor, OpenStep, the binary shape walk),
+        // constant-time comparison, base64url, `Duration` conversions.
+        .target(
+            name: "SecureNetworkingInternal",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "ServerTrust",
             dependencies: [
+                "SecureNetworkingInternal",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -69,6 +77,7 @@ let package = Package(
         .target(
             name: "SecureHTTP",
             dependencies: nioDependencies + [
+                "SecureNetworkingInternal",
                 "ServerTrust",
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -85,6 +94,7 @@ let package = Package(
         .target(
             name: "SecureStorage",
             dependencies: [
+                "SecureNetworkingInternal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -109,9 +119,9 @@ let package = Package(
         .target(
             name: "TokenAuth",
             dependencies: [
+                "SecureNetworkingInternal",
                 "SecureHTTP",
                 "SecureStorage",
-                "SecureCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // The loopback redirect receiver (RFC 8252 §7.3).
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -128,6 +138,7 @@ let package = Package(
         .target(
             name: "SecureCrypto",
             dependencies: [
+                "SecureNetworkingInternal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -161,6 +172,7 @@ let package = Package(
         .target(
             name: "SecurityAudit",
             dependencies: [
+                "SecureNetworkingInternal",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ],
@@ -169,6 +181,7 @@ let package = Package(
         .target(
             name: "SecureNetworkingTesting",
             dependencies: nioDependencies + [
+                "SecureNetworkingInternal",
                 "ServerTrust",
                 "SecureCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -203,6 +216,7 @@ let package = Package(
         .executableTarget(
             name: "securenet",
             dependencies: nioDependencies + [
+                "SecureNetworkingInternal",
                 "ServerTrust",
                 "SecureHTTP",
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -228,6 +242,7 @@ let package = Package(
             name: "ServerTrustTests",
             dependencies: [
                 "ServerTrust",
+                "SecureNetworkingInternal",
                 "SecureNetworkingTesting",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -279,6 +294,7 @@ let package = Package(
         .testTarget(
             name: "TokenAuthTests",
             dependencies: nioDependencies + [
+                "SecureNetworkingInternal",
                 "TokenAuth",
                 "SecureHTTP",
                 "SecureStorage",

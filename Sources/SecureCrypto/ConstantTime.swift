@@ -1,3 +1,5 @@
+import SecureNetworkingInternal
+
 /// Byte comparisons whose running time does not depend on where the inputs differ.
 public enum ConstantTime {
     /// `true` when `lhs` and `rhs` hold the same bytes.
@@ -6,12 +8,7 @@ public enum ConstantTime {
     /// leading bytes of a derived hash an attacker guessed right. The lengths themselves are not
     /// secret here (they come from the stored encoding), so unequal lengths return at once.
     public static func equals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for index in lhs.indices {
-            difference |= lhs[index] ^ rhs[index]
-        }
-        return difference == 0
+        constantTimeEquals(lhs, rhs)
     }
 
     /// `true` when every byte is zero, looking at every byte.

@@ -1,4 +1,5 @@
 import CoreMetrics
+import SecureNetworkingInternal
 import ServerTrust
 
 /// The swift-metrics instruments of `NIOHTTPTransport`, made once per transport.
@@ -71,7 +72,7 @@ struct TransportMetrics: Sendable {
     func connectionOpened(http2: Bool, tls: Bool, setup: Duration) {
         (http2 ? self.http2Connections : self.http1Connections).increment()
         if tls { self.handshakesSucceeded.increment() }
-        self.connectionSetup.recordNanoseconds(Self.nanoseconds(setup))
+        self.connectionSetup.recordNanoseconds(setup.nanoseconds)
     }
 
     /// A connection attempt failed; `error` says whether in the TLS handshake.
@@ -104,11 +105,6 @@ struct TransportMetrics: Sendable {
     func requestEnded(status: Int?, duration: Duration) {
         let index = status.map { (100...599).contains($0) ? $0 / 100 : 0 } ?? 0
         self.requests[index].increment()
-        self.requestDurations[index].recordNanoseconds(Self.nanoseconds(duration))
-    }
-
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        self.requestDurations[index].recordNanoseconds(duration.nanoseconds)
     }
 }

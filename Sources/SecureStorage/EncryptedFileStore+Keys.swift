@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SecureNetworkingInternal
 import _CryptoExtras
 
 #if canImport(Darwin)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SecureNetworkingInternal
 
 /// The bytes of an ``EncryptedFileStore``'s file, version 1 (all integers big-endian):
 ///
@@ -251,14 +252,6 @@ struct StoreKeys: Sendable {
         self.authentication = derive("file authentication")
         self.check = derive("key check").withUnsafeBytes { Data($0) }
     }
-}
-
-/// Compares two byte strings in time that depends only on their lengths.
-func constantTimeEquals(_ lhs: Data, _ rhs: Data) -> Bool {
-    guard lhs.count == rhs.count else { return false }
-    var difference: UInt8 = 0
-    for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
-    return difference == 0
 }
 
 /// A cursor over bytes that returns nil instead of reading past the end.

@@ -1,4 +1,5 @@
 import Foundation
+import SecureNetworkingInternal
 
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,4 +1,5 @@
 import Foundation
+import SecureNetworkingInternal
 
 /// Rules for property lists (`Info.plist`, any `*.plist`) and entitlements (`*.entitlements`):
 /// SN001–SN004 App Transport Security, SN005 cleartext URLs in string values, SN012 credentials

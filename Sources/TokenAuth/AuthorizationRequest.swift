@@ -1,6 +1,6 @@
 import Crypto
 public import Foundation
-import SecureCrypto
+import SecureNetworkingInternal
 
 /// A Proof Key for Code Exchange (RFC 7636) with the `S256` method, the only one this library
 /// sends (RFC 9700 §2.1.1: `plain` offers no protection against a stolen authorization code).
@@ -238,7 +238,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
         guard let state = fields["state"] else {
             throw TokenAuthError(.invalidAuthorizationResponse, "the redirect has no state")
         }
-        guard ConstantTime.equals(Array(state.utf8), Array(self.state.utf8)) else {
+        guard constantTimeEquals(Array(state.utf8), Array(self.state.utf8)) else {
             throw TokenAuthError(.invalidAuthorizationResponse, "the redirect's state is not this request's")
         }
         // RFC 9207 §2.4: checked before the response is used, error responses included.
@@ -380,33 +380,5 @@ extension OAuthTokenEndpoint {
                 ("code_verifier", request.pkce.verifier),
             ]
         )
-    }
-}
-
-/// base64url without padding (RFC 4648 §5, RFC 7636 Appendix A).
-enum Base64URL {
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        // Direct, not Foundation's base64 and three replacements: a DPoP proof encodes three
-        // segments per request.
-        let input = Array(bytes)
-        var output: [UInt8] = []
-        output.reserveCapacity((input.count * 4 + 2) / 3)
-        var index = 0
-        while index + 3 <= input.count {
-            let value = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            for shift in [18, 12, 6, 0] { output.append(Self.alphabet[Int(value >> UInt32(shift) & 0x3F)]) }
-            index += 3
-        }
-        let remaining = input.count - index
-        if remaining > 0 {
-            var value = UInt32(input[index]) << 16
-            if remaining == 2 { value |= UInt32(input[index + 1]) << 8 }
-            output.append(Self.alphabet[Int(value >> 18 & 0x3F)])
-            output.append(Self.alphabet[Int(value >> 12 & 0x3F)])
-            if remaining == 2 { output.append(Self.alphabet[Int(value >> 6 & 0x3F)]) }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

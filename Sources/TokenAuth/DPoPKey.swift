@@ -1,5 +1,6 @@
 public import Crypto
 public import Foundation
+import SecureNetworkingInternal
 public import SecureStorage
 
 /// The key pair a client proves possession of with DPoP (RFC 9449): ECDSA P-256, proofs signed

@@ -2,6 +2,7 @@ import Crypto
 public import Foundation
 public import HTTPTypes
 import HTTPTypesFoundation
+import SecureNetworkingInternal
 import SecureStorage
 
 /// Makes the DPoP proofs (RFC 9449 §4) of one client: a JWT signed with its ``DPoPKey`` for each

@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import SecureCrypto
+import SecureNetworkingInternal
 
 /// The loopback redirect of RFC 8252 §7.3 for command-line and desktop apps: a plain-HTTP
 /// listener on `127.0.0.1` with a port the system picks, that takes the one authorization
@@ -161,7 +161,7 @@ public final class LoopbackRedirectReceiver: Sendable {
                 case .state(let expected):
                     let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
                     guard let state = FormEncoding.decode(query)["state"] else { return false }
-                    return ConstantTime.equals(Array(state.utf8), Array(expected.utf8))
+                    return constantTimeEquals(Array(state.utf8), Array(expected.utf8))
                 }
             }
         }

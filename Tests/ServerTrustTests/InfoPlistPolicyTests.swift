@@ -1,4 +1,5 @@
 import Foundation
+import SecureNetworkingInternal
 import SecureNetworkingTesting
 import ServerTrust
 import Testing

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
 import SecureHTTP
+import SecureNetworkingInternal
 import SecureNetworkingTesting
 import SecureStorage
 import Testing

@@ -6,6 +6,7 @@ import Security
 import ServerTrust
 import SwiftASN1
 import X509
+import SecureNetworkingInternal
 
 /// The Apple-platform HTTPS transport: URLSession, with ServerTrust's certificate rules and pins
 /// applied to the chain Security.framework validated.
@@ -93,7 +94,7 @@ public final class URLSessionTransport: HTTPTransport {
             protocolVersions[minimum] = version
         }
 
-        let requestTimeout = Self.seconds(configuration.timeouts.request)
+        let requestTimeout = configuration.timeouts.request.timeInterval
         let factory = URLSessionFactory(
             protocolVersions: protocolVersions,
             requestTimeout: requestTimeout,
@@ -195,11 +196,6 @@ public final class URLSessionTransport: HTTPTransport {
         case .success(let exchange):
             return (exchange.response, exchange.body)
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
 

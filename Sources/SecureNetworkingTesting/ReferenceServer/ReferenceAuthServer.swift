@@ -10,6 +10,7 @@ import NIOHTTP2
 import NIOHTTPTypes
 import NIOSSL
 import SecureCrypto
+import SecureNetworkingInternal
 import ServiceLifecycle
 
 /// A local OAuth-style auth server over real TLS on 127.0.0.1, for tests, demos and app
@@ -151,20 +152,20 @@ public final class ReferenceAuthServer: Sendable {
             hasher: hasher,
             dummyPasswordHash: try await hasher.hash(ReferenceTokenIssuer.randomToken()),
             acceptsClientCertificates: !configuration.clientCertificateIssuers.isEmpty,
-            refreshGraceWindow: ReferenceTokenIssuer.seconds(configuration.refreshTokenReuseGraceWindow),
+            refreshGraceWindow: configuration.refreshTokenReuseGraceWindow.timeInterval,
             refreshResponseGate: configuration.refreshResponseGate,
             loginLimits: ReferenceServerState.LoginLimits(
                 perAccount: configuration.maximumFailedLoginsPerAccount,
                 perAddress: configuration.maximumFailedLoginsPerAddress,
-                window: ReferenceTokenIssuer.seconds(configuration.failedLoginWindow)
+                window: configuration.failedLoginWindow.timeInterval
             ),
             authorizationUser: configuration.authorizationUser ?? configuration.users.first?.email,
-            authorizationCodeLifetime: ReferenceTokenIssuer.seconds(configuration.authorizationCodeLifetime),
+            authorizationCodeLifetime: configuration.authorizationCodeLifetime.timeInterval,
             redirectURIs: Set(configuration.redirectURIs),
             dpop: ReferenceDPoPVerifier(
-                window: ReferenceTokenIssuer.seconds(configuration.dpopProofWindow),
+                window: configuration.dpopProofWindow.timeInterval,
                 requiresNonce: configuration.requiresDPoPNonce,
-                nonceLifetime: ReferenceTokenIssuer.seconds(configuration.dpopNonceLifetime),
+                nonceLifetime: configuration.dpopNonceLifetime.timeInterval,
                 state: state,
                 now: configuration.now
             ),

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HTTPTypes
+import SecureNetworkingInternal
 
 /// Checks DPoP proofs (RFC 9449 §4.3) for the reference server: one `DPoP` field holding a JWT
 /// with `typ` `dpop+jwt`, `alg` ES256 and a public P-256 `jwk`; a valid signature; `htm` and
@@ -97,7 +98,7 @@ struct ReferenceDPoPVerifier: Sendable {
         }
         // §4.3 12 (§7.1): bound to the presented access token.
         if let accessToken {
-            let ath = ReferenceHTTP.base64URLEncode(Array(SHA256.hash(data: Data(accessToken.utf8))))
+            let ath = Base64URL.encode(Array(SHA256.hash(data: Data(accessToken.utf8))))
             guard claims["ath"] as? String == ath else { return .invalid("ath is not the access token's hash") }
         }
         // §4.3 10 (§8, §9): a nonce this server supplied, still live.
@@ -116,7 +117,7 @@ struct ReferenceDPoPVerifier: Sendable {
     /// RFC 7638 §3: the SHA-256 of the required members in lexicographic order.
     static func thumbprint(x: String, y: String) -> String {
         let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
-        return ReferenceHTTP.base64URLEncode(Array(SHA256.hash(data: Data(canonical.utf8))))
+        return Base64URL.encode(Array(SHA256.hash(data: Data(canonical.utf8))))
     }
 
     /// The URI without query and fragment, scheme and host lowercased and the default port

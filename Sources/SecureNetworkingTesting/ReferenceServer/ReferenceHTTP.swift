@@ -120,11 +120,4 @@ enum ReferenceHTTP {
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64)
     }
-
-    static func base64URLEncode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SecureNetworkingInternal
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ReferenceResponder {
@@ -102,7 +103,7 @@ extension ReferenceResponder {
 
     /// BASE64URL(SHA256(verifier)).
     static func s256(_ verifier: String) -> String {
-        ReferenceHTTP.base64URLEncode(Array(SHA256.hash(data: Data(verifier.utf8))))
+        Base64URL.encode(Array(SHA256.hash(data: Data(verifier.utf8))))
     }
 
     static func formEncode(_ text: String) -> String {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import JWTKit
+import SecureNetworkingInternal
 
 /// Mints and checks the reference server's tokens: access tokens (ES256 JWTs or opaque) and
 /// opaque refresh tokens, with expiry measured by the injected clock.
@@ -25,8 +26,8 @@ struct ReferenceTokenIssuer: Sendable {
 
     init(configuration: ReferenceAuthServer.Configuration, state: ReferenceServerState) async {
         self.format = configuration.tokenFormat
-        self.accessTokenLifetime = Self.seconds(configuration.accessTokenLifetime)
-        self.refreshTokenLifetime = Self.seconds(configuration.refreshTokenLifetime)
+        self.accessTokenLifetime = configuration.accessTokenLifetime.timeInterval
+        self.refreshTokenLifetime = configuration.refreshTokenLifetime.timeInterval
         self.now = configuration.now
         self.state = state
         if configuration.tokenFormat == .jwt {
@@ -104,16 +105,11 @@ struct ReferenceTokenIssuer: Sendable {
     static func randomToken() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return ReferenceHTTP.base64URLEncode(bytes)
+        return Base64URL.encode(bytes)
     }
 
     /// The SHA-256 of a token, hex: what the state keeps instead of the token.
     static func digest(_ token: String) -> String {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+package import SecureNetworkingInternal
 
 /// A policy read from an app's Info.plist, with what the reader noticed but did not apply.
 public struct InfoPlistPolicy: Sendable {

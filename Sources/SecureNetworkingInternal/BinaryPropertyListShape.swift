@@ -1,6 +1,3 @@
-// The same walk as ServerTrust's (Sources/ServerTrust/Policy/PropertyListValue.swift): the
-// audit does not depend on ServerTrust, so it keeps its own copy; change both together.
-
 /// The shape of a binary property list (`bplist00`), read from its object table without
 /// decoding it: how deeply its arrays, sets and dictionaries nest, and how many values it holds
 /// once every shared object is counted where it is referenced.
@@ -10,14 +7,14 @@
 /// values. The walk is iterative, visits each object once (a memo of heights and sizes), and
 /// refuses a cycle, an object or reference outside the file, and anything it cannot read as
 /// the decoder would; it never reads the values themselves.
-enum BinaryPropertyListShape {
-    struct Refusal: Error, Equatable {
-        let reason: String
+package enum BinaryPropertyListShape {
+    package struct Refusal: Error, Equatable {
+        package let reason: String
     }
 
     /// Refuses `bytes` unless every container nests at most `maximumDepth` deep and the
     /// expanded tree holds at most `maximumValues` values (keys included).
-    static func check(_ bytes: [UInt8], maximumDepth: Int, maximumValues: Int) throws(Refusal) {
+    package static func check(_ bytes: [UInt8], maximumDepth: Int, maximumValues: Int) throws(Refusal) {
         let malformed = Refusal(reason: "malformed binary property list")
         guard bytes.count >= 8 + 1 + 32, bytes.starts(with: Array("bplist0".utf8)) else { throw malformed }
         let trailer = bytes.count - 32

@@ -1,8 +1,4 @@
-import Foundation
-
-// This file is compiled into two modules: ServerTrust (the Info.plist policy reader) and, through
-// the symbolic link Sources/SecurityAudit/OpenStepPropertyList.swift, SecurityAudit (which does
-// not depend on ServerTrust). One parser, one source: change it here.
+package import Foundation
 
 /// A reader of OpenStep ("old-style ASCII") property lists, as CoreFoundation's
 /// `__CFParseOldStylePropertyList` reads them: dictionaries `{ key = value; }`, arrays

@@ -1,9 +1,4 @@
-import Foundation
-
-// This file is compiled into two modules: ServerTrust (the Info.plist policy reader and
-// `securenet policy check -D`) and, through the symbolic link
-// Sources/SecurityAudit/InfoPlistPreprocessor.swift, SecurityAudit (which does not depend on
-// ServerTrust). One evaluator, one source: change it here.
+package import Foundation
 
 /// Xcode's Info.plist preprocessor (`INFOPLIST_PREPROCESS = YES`): the build runs the C
 /// preprocessor over the Info.plist, so the source file may hold `#ifdef DEBUG`, `#if`, `#else`,

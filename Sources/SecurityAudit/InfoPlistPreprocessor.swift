@@ -1,1 +1,0 @@
-../ServerTrust/Policy/InfoPlistPreprocessor.swift

@@ -1,1 +1,0 @@
-../ServerTrust/Policy/OpenStepPropertyList.swift
