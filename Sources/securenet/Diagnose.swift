@@ -414,7 +414,7 @@ extension Diagnose {
                     : (["<key>NSExceptionDomains</key>", "<dict>", "  <key>\(host)</key>", "  <dict>"]
                         + plistKeys.flatMap { ["    <key>\($0.0)</key>", "    \($0.1)"] } + ["  </dict>", "</dict>"])
                         .joined(separator: "\n")
-                if IPAddressText.isAddress(host) {
+                if IPAddress(host) != nil {
                     note =
                         (note.map { $0 + "; " } ?? "")
                         + "ATS does not take IP addresses in NSExceptionDomains: use a host name"
@@ -497,14 +497,5 @@ enum HostNameText {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         while host.hasSuffix(".") { host.removeLast() }
         return host
-    }
-}
-
-enum IPAddressText {
-    /// Whether `host` is an IPv4 or IPv6 literal.
-    static func isAddress(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
     }
 }

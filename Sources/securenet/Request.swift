@@ -234,7 +234,7 @@ struct RequestCommand: AsyncParsableCommand {
     /// How long the system resolver takes for the host, measured on its own before the request
     /// (NIO resolves again while connecting; that lookup is inside "connect").
     static func resolve(_ url: URL) -> Duration? {
-        guard let host = url.host, !IPAddressText.isAddress(HostNameText.normalise(host)) else { return nil }
+        guard let host = url.host, IPAddress(HostNameText.normalise(host)) == nil else { return nil }
         let start = ContinuousClock.now
         guard (try? SocketAddress.makeAddressResolvingHost(host, port: url.port ?? 443)) != nil else { return nil }
         return start.duration(to: .now)

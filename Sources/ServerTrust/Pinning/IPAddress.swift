@@ -2,10 +2,12 @@
 ///
 /// Written in Swift rather than with `inet_pton` so that it behaves the same on every platform
 /// and rejects the odd forms some C parsers accept (`1.2.3`, octal `010.0.0.1`).
-struct IPAddress: Hashable, Sendable {
-    let bytes: [UInt8]
+package struct IPAddress: Hashable, Sendable {
+    package let bytes: [UInt8]
 
-    init?(_ text: String) {
+    /// The address `text` spells (IPv4 dotted decimal, or IPv6 with `::` and an embedded IPv4
+    /// tail), after ``HostName`` normalisation; nil for anything else.
+    package init?(_ text: String) {
         let text = HostName.normalise(text)
         if let v4 = Self.parseIPv4(Substring(text)) {
             self.bytes = v4
