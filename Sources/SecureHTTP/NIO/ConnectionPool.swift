@@ -1,7 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
-import NIOSSL
 import ServerTrust
 
 /// Counters a transport keeps for tests and benchmarks.
@@ -62,18 +61,12 @@ final class ConnectionPool: Sendable {
     private typealias Waiters = ConnectionPoolWaiters<Key, PooledConnection.ID, Int, Grant, Parked>
 
     /// The most TLS contexts kept (distinct TLS shapes; a policy rarely has more than a few).
-    static let maximumTLSContexts = 8
+    static let maximumTLSContexts = ConnectionFactory.maximumTLSContexts
 
     private struct State: Sendable {
         var machine: Machine
         var connections: [PooledConnection.ID: PooledConnection] = [:]
         var waiters = Waiters()
-        /// One context per TLS shape, not per host: origins with the same floor, suites and ALPN
-        /// share it, and the least recently used is dropped past a few shapes (connections keep
-        /// the context they were made with).
-        var sslContexts = LeastRecentlyUsedCache<TLSSetup.ContextShape, NIOSSLContext>(
-            capacity: ConnectionPool.maximumTLSContexts
-        )
         var nextID = 0
 
         mutating func makeID() -> Int {
@@ -121,30 +114,13 @@ final class ConnectionPool: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
-    private let group: any EventLoopGroup
-    private let configuration: HTTPTransportConfiguration
-    private let identity: LoadedClientIdentity?
-    private let evaluator: ServerTrust
-    /// Who validates the chains of each requirements' connections (ServerTrust, or the
-    /// platform's verifier for roots only it can read).
-    private let platformTrust: PlatformTrust
-    private let cache: TrustDecisionCache
+    /// Opens the connections.
+    let factory: ConnectionFactory
     private let counters: TransportCounters
 
-    init(
-        group: any EventLoopGroup,
-        configuration: HTTPTransportConfiguration,
-        identity: LoadedClientIdentity?,
-        platformTrust: PlatformTrust = .current,
-        cache: TrustDecisionCache,
-        counters: TransportCounters
-    ) {
-        self.group = group
-        self.platformTrust = platformTrust
-        self.configuration = configuration
-        self.identity = identity
-        self.evaluator = ServerTrust(configuration: configuration.serverTrust)
-        self.cache = cache
+    /// A pool whose connections `factory` opens, within `configuration`'s per-host limits.
+    init(factory: ConnectionFactory, configuration: HTTPTransportConfiguration, counters: TransportCounters) {
+        self.factory = factory
         self.counters = counters
         self.state = NIOLockedValueBox(
             State(
@@ -156,6 +132,29 @@ final class ConnectionPool: Sendable {
         )
     }
 
+    /// A pool with a factory of its own.
+    convenience init(
+        group: any EventLoopGroup,
+        configuration: HTTPTransportConfiguration,
+        identity: LoadedClientIdentity?,
+        platformTrust: PlatformTrust = .current,
+        cache: TrustDecisionCache,
+        counters: TransportCounters
+    ) {
+        self.init(
+            factory: ConnectionFactory(
+                group: group,
+                configuration: configuration,
+                identity: identity,
+                platformTrust: platformTrust,
+                cache: cache,
+                counters: counters
+            ),
+            configuration: configuration,
+            counters: counters
+        )
+    }
+
     /// Requests registered as waiting for a connection (for tests that must know a request has
     /// queued before they act on it).
     var waitingRequests: Int { self.state.withLockedValue { $0.waiters.count } }
@@ -163,7 +162,8 @@ final class ConnectionPool: Sendable {
     /// The TLS contexts kept, and the keys the pool holds state for (for tests that its
     /// bookkeeping stays bounded).
     var footprint: (tlsContexts: Int, keys: Int, connections: Int) {
-        self.state.withLockedValue { ($0.sslContexts.count, $0.machine.keyCount, $0.connections.count) }
+        let tlsContexts = self.factory.tlsContextCount
+        return self.state.withLockedValue { (tlsContexts, $0.machine.keyCount, $0.connections.count) }
     }
 
     /// The event loops of the pooled connections (for tests of the loop affinity).
@@ -175,7 +175,7 @@ final class ConnectionPool: Sendable {
         _ key: Key,
         deadline: ContinuousClock.Instant
     ) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
-        let mayMultiplex = TLSSetup.offersHTTP2(key.requirements, versions: self.configuration.httpVersions)
+        let mayMultiplex = self.factory.offersHTTP2(key.requirements)
         // A caller on one of the event loops (a task preferring an `EventLoopTaskExecutor`)
         // gets an idle connection of that loop if there is one: its exchange then needs no hop.
         let callerLoop = MultiThreadedEventLoopGroup.currentEventLoop
@@ -437,44 +437,14 @@ final class ConnectionPool: Sendable {
         let started = ContinuousClock.now
         let connection: PooledConnection
         do {
-            try self.configuration.proxy?.validate()
-            let context = try self.sslContext(for: key.requirements)
-            let (evaluator, cache, counters, reporter, transparencyReporter, observer) = (
-                self.evaluator, self.cache, self.counters, self.configuration.pinValidationReporter,
-                self.configuration.transparencyReporter, self.configuration.handshakeObserver
-            )
-            let requirements = key.requirements
-            let platformValidator = self.platformTrust.validator(for: requirements)
-            let now = self.configuration.now
-            connection = try await ConnectionSetup.connect(
+            connection = try await self.factory.makeConnection(
                 id: id,
-                origin: key.origin,
-                requirements: requirements,
-                sslContext: context,
-                offersHTTP2: TLSSetup.offersHTTP2(requirements, versions: self.configuration.httpVersions),
-                makeTrust: {
-                    HandshakeTrust(
-                        requirements: requirements,
-                        evaluator: evaluator,
-                        platformValidator: platformValidator,
-                        cache: cache,
-                        counters: counters,
-                        reporter: reporter,
-                        transparencyReporter: transparencyReporter,
-                        observer: observer,
-                        now: now
-                    )
-                },
-                group: self.group,
-                timeouts: self.configuration.timeouts,
-                http2: self.configuration.http2,
-                http2Events: HTTP2ConnectionEvents(
+                to: key.target,
+                deadline: deadline,
+                events: HTTP2ConnectionEvents(
                     streamLimitChanged: { [weak self] maximum in self?.streamLimitChanged(id, key: key, to: maximum) },
                     goingAway: { [weak self] in self?.goingAway(id, key: key) }
                 ),
-                deadline: deadline,
-                proxy: self.configuration.proxy,
-                observer: self.configuration.connectionObserver,
                 onClose: { [weak self] in self?.idleConnectionGone(id, key: key) }
             )
         } catch {
@@ -516,31 +486,5 @@ final class ConnectionPool: Sendable {
             throw SecureHTTPError(.shutDown, "the transport has been shut down")
         }
         return connection
-    }
-
-    private func sslContext(for requirements: ConnectionRequirements) throws(SecureHTTPError) -> NIOSSLContext? {
-        guard requirements.usesTLS else { return nil }
-        let shape = TLSSetup.ContextShape(
-            requirements,
-            offersHTTP2: TLSSetup.offersHTTP2(requirements, versions: self.configuration.httpVersions)
-        )
-        if let context = self.state.withLockedValue({ $0.sslContexts.value(for: shape) }) { return context }
-        do {
-            let context = try NIOSSLContext(configuration: TLSSetup.configuration(for: shape, identity: self.identity))
-            // Two first connections may both build one; either serves.
-            self.state.withLockedValue { $0.sslContexts.set(context, for: shape) }
-            return context
-        } catch {
-            if self.identity != nil {
-                throw SecureHTTPError(
-                    .invalidClientIdentity,
-                    "the client certificate and key do not form a usable identity"
-                )
-            }
-            throw SecureHTTPError(
-                .tlsFailure,
-                "the TLS context could not be created: \(TransportErrorText.sentence(for: error))"
-            )
-        }
     }
 }

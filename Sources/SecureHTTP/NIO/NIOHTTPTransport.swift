@@ -94,7 +94,7 @@ public final class NIOHTTPTransport: HTTPTransport {
         let identity = try configuration.clientIdentity.map { identity throws(SecureHTTPError) in
             try LoadedClientIdentity(identity)
         }
-        self.pool = ConnectionPool(
+        let factory = ConnectionFactory(
             group: eventLoopGroup,
             configuration: configuration,
             identity: identity,
@@ -102,6 +102,7 @@ public final class NIOHTTPTransport: HTTPTransport {
             cache: TrustDecisionCache(),
             counters: self.counters
         )
+        self.pool = ConnectionPool(factory: factory, configuration: configuration, counters: self.counters)
     }
 
     /// Sends a request; see ``HTTPTransport/send(_:body:options:)``.

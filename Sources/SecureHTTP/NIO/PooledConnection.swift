@@ -1,0 +1,60 @@
+import NIOCore
+
+/// A pooled connection: HTTP/1.1 (one exchange at a time) or HTTP/2 (many streams).
+enum PooledConnection: Sendable {
+    typealias ID = Int
+
+    case http1(HTTP1Connection)
+    case http2(HTTP2Connection, maximumStreams: Int)
+
+    var id: ID {
+        switch self {
+        case .http1(let connection): connection.id
+        case .http2(let connection, _): connection.id
+        }
+    }
+
+    var isHTTP2: Bool {
+        if case .http2 = self { return true }
+        return false
+    }
+
+    var isActive: Bool {
+        switch self {
+        case .http1(let connection): connection.isActive
+        case .http2(let connection, _): connection.isActive
+        }
+    }
+
+    /// A request was granted this connection (an HTTP/2 stream of it).
+    func beginExchange() {
+        if case .http2(let connection, _) = self { connection.beginExchange() }
+    }
+
+    /// The request is done with it.
+    func endExchange() {
+        if case .http2(let connection, _) = self { connection.endExchange() }
+    }
+
+    /// The event loop the connection runs on.
+    var eventLoop: any EventLoop {
+        switch self {
+        case .http1(let connection): connection.channel.eventLoop
+        case .http2(let connection, _): connection.channel.eventLoop
+        }
+    }
+
+    var closeFuture: EventLoopFuture<Void> {
+        switch self {
+        case .http1(let connection): connection.channel.closeFuture
+        case .http2(let connection, _): connection.channel.closeFuture
+        }
+    }
+
+    func close() {
+        switch self {
+        case .http1(let connection): connection.close()
+        case .http2(let connection, _): connection.close()
+        }
+    }
+}
