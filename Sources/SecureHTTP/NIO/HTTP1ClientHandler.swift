@@ -65,16 +65,17 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
         let reusable: Bool
     }
 
-    private enum State {
-        case idle
-        case awaitingHead(Exchange)
-        /// The exchange, its response (converted from the head) and whether the server keeps
-        /// the connection alive, and the body so far.
-        case receivingBody(Exchange, HTTPResponse, keepAlive: Bool, ByteBuffer)
-        case closed
-    }
-
-    private var state = State.idle
+    /// The rules of the exchange in flight (a fresh machine for each exchange).
+    private var machine = ExchangeStateMachine(wire: .http1)
+    /// The exchange in flight.
+    private var exchange: Exchange?
+    /// Its response (converted from the head) and whether the server keeps the connection
+    /// alive, once the final head arrived.
+    private var response: (response: HTTPResponse, keepAlive: Bool)?
+    /// Its body so far.
+    private var body = ByteBuffer()
+    /// The connection closed, or is closing: it takes no more exchanges.
+    private var closed = false
     private let handshakePromise: EventLoopPromise<Void>
     private let awaitsTLSHandshake: Bool
     private let mapError: @Sendable (any Error) -> SecureHTTPError
@@ -131,9 +132,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
         // promises (NIO reports a promise that is never completed).
         let error = self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection closed")
         self.handshakePromise.fail(error)
-        self.failPending(error)
-        self.state = .closed
-        self.cancelTimers()
+        self.connectionEnded(error)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -150,13 +149,18 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
     /// the pipeline's last handler. On a connection that has closed, or with an exchange
     /// already in flight, the exchange fails with the reason recorded.
     func start(_ exchange: Exchange) {
-        guard let context = self.context, case .idle = self.state else {
+        guard let context = self.context, !self.closed, self.exchange == nil,
+            case .writeRequest = self.machine.start(
+                method: exchange.request.method.rawValue,
+                maximumBodySize: exchange.maximumBodySize
+            )
+        else {
             exchange.fail(
                 self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection is not available for a request")
             )
             return
         }
-        self.state = .awaitingHead(exchange)
+        self.exchange = exchange
         self.requestKeepAlive = exchange.request.keepAlive
         self.exchangeDeadline = exchange.deadline
         self.ensureTimer(context: context, firesBy: exchange.deadline)
@@ -165,81 +169,91 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = self.unwrapInboundIn(data)
-        // A body part first and apart: a `switch` over `(part, self.state)` would keep a second
-        // reference to the body buffer for the whole case, so every append would copy the body
-        // received so far (quadratic in its size).
-        if case .body(let bytes) = part, case .receivingBody = self.state {
-            self.receiveBody(bytes, context: context)
-            return
-        }
-        switch (part, self.state) {
-        case (.head(let head), .awaitingHead(let exchange)):
-            if head.status.code >= 100 && head.status.code < 200 && head.status.code != 101 {
-                return  // interim response; the final one follows
-            }
-            exchange.onHead?()
-            let length = ResponseBodyRule.announcedLength(
-                method: exchange.request.method.rawValue,
-                status: Int(head.status.code),
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            let status = Int(head.status.code)
+            if case .awaitingHead = self.machine.state, !self.machine.isInterim(status) { self.exchange?.onHead?() }
+            let action = self.machine.receivedHeaders(
+                status: status,
                 contentLength: head.headers.first(name: "content-length")
             )
-            if let length, length > exchange.maximumBodySize {
-                self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
-                return
-            }
-            let response: HTTPResponse
-            do {
-                response = try HTTP1Connection.makeResponse(head, cache: &self.responseFields)
-            } catch {
-                self.fail(context: context, error)
-                return
-            }
-            // One receive buffer per connection, kept across requests (its capacity is reused,
-            // so a keep-alive connection does not allocate and fault in a fresh buffer for
-            // every large body); reserved from Content-Length (checked against the limit), at
-            // most 1 MiB up front so that a length the server only claims reserves no more.
-            var body = self.receiveBuffer ?? context.channel.allocator.buffer(capacity: 0)
-            self.receiveBuffer = nil
-            body.clear()
-            body.reserveCapacity(min(max(0, length ?? 0), 1 << 20))
-            self.state = .receivingBody(exchange, response, keepAlive: head.isKeepAlive, body)
-        case (.end, .receivingBody(let exchange, let response, let keepAlive, let buffer)):
-            self.state = .idle
-            self.exchangeDeadline = nil
-            let reusable = keepAlive && self.requestKeepAlive
-            if reusable {
-                self.idleSince = .now()
-                self.ensureTimer(context: context, firesBy: self.idleSince + self.idleTimeout)
+            if case .forwardHead(let reserveCapacity) = action {
+                self.forwardHead(head, reserveCapacity: reserveCapacity, context: context)
             } else {
-                // Closed before the caller resumes, so that its release finds the channel
-                // inactive and need not close it again from off the loop.
-                context.close(promise: nil)
+                self.perform(action, context: context)
             }
-            // Kept for the next response only if modest: one huge body must not pin its
-            // capacity for the life of the connection.
-            self.receiveBuffer = buffer.capacity <= 256 * 1024 ? buffer : nil
-            let body = Data(buffer: buffer, byteTransferStrategy: .copy)
-            exchange.succeed(Completed(response: response, body: body, reusable: reusable))
-        default:
-            self.fail(
-                context: context,
-                SecureHTTPError(.invalidResponse, "the server sent a response part out of order")
-            )
+        case .body(var bytes):
+            let action = self.machine.receivedBodyPart(byteCount: bytes.readableBytes)
+            if case .appendBody = action {
+                // Appended in place (the handler holds the only reference), so the body is
+                // never copied as it grows.
+                self.body.writeBuffer(&bytes)
+            } else {
+                self.perform(action, context: context)
+            }
+        case .end:
+            self.perform(self.machine.receivedEnd(), context: context)
         }
     }
 
-    private func receiveBody(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
-        guard case .receivingBody(let exchange, let response, let keepAlive, var buffer) = self.state else { return }
-        // The state lets go of the buffer before it grows, so the append never copies it.
-        self.state = .receivingBody(exchange, response, keepAlive: keepAlive, ByteBuffer())
-        var bytes = bytes
-        guard buffer.readableBytes + bytes.readableBytes <= exchange.maximumBodySize else {
-            self.fail(context: context, SecureHTTPError.tooLarge(exchange.maximumBodySize))
+    private func forwardHead(_ head: HTTPResponseHead, reserveCapacity: Int, context: ChannelHandlerContext) {
+        do {
+            self.response = (try HTTP1Connection.makeResponse(head, cache: &self.responseFields), head.isKeepAlive)
+        } catch {
+            self.perform(self.machine.failed(error), context: context)
             return
         }
-        buffer.writeBuffer(&bytes)
-        self.state = .receivingBody(exchange, response, keepAlive: keepAlive, buffer)
+        // One receive buffer per connection, kept across requests (its capacity is reused, so a
+        // keep-alive connection does not allocate and fault in a fresh buffer for every large
+        // body); reserved from Content-Length (checked against the limit), at most 1 MiB up
+        // front so that a length the server only claims reserves no more.
+        var body = self.receiveBuffer ?? context.channel.allocator.buffer(capacity: 0)
+        self.receiveBuffer = nil
+        body.clear()
+        body.reserveCapacity(reserveCapacity)
+        self.body = body
+    }
+
+    /// Carries out what the machine decided.
+    private func perform(_ action: ExchangeStateMachine.Action, context: ChannelHandlerContext) {
+        switch action {
+        case .wait, .writeRequest, .forwardHead, .appendBody:
+            break
+        case .succeedRequest:
+            self.succeed(context: context)
+        case .failRequest(let error, let close):
+            self.failExchange(error)
+            if close {
+                if self.closeReason == nil { self.closeReason = error }
+                self.handshakePromise.fail(error)
+                context.close(promise: nil)
+            }
+        }
+    }
+
+    private func succeed(context: ChannelHandlerContext) {
+        guard let exchange = self.exchange, let (response, keepAlive) = self.response else { return }
+        self.exchange = nil
+        self.response = nil
+        self.exchangeDeadline = nil
+        let buffer = self.body
+        self.body = ByteBuffer()
+        let reusable = keepAlive && self.requestKeepAlive
+        if reusable {
+            self.machine = ExchangeStateMachine(wire: .http1)
+            self.idleSince = .now()
+            self.ensureTimer(context: context, firesBy: self.idleSince + self.idleTimeout)
+        } else {
+            // Closed before the caller resumes, so that its release finds the channel inactive
+            // and need not close it again from off the loop.
+            self.closed = true
+            context.close(promise: nil)
+        }
+        // Kept for the next response only if modest: one huge body must not pin its capacity
+        // for the life of the connection.
+        self.receiveBuffer = buffer.capacity <= 256 * 1024 ? buffer : nil
+        let body = Data(buffer: buffer, byteTransferStrategy: .copy)
+        exchange.succeed(Completed(response: response, body: body, reusable: reusable))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -249,7 +263,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
         } else {
             mapped = self.mapError(error)
         }
-        self.fail(context: context, mapped)
+        self.perform(self.machine.failed(mapped), context: context)
     }
 
     /// A close asked for on this side (a cancelled request, the pool closing the connection)
@@ -259,9 +273,7 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
         if mode == .all {
             let error =
                 self.closeReason ?? SecureHTTPError(.connectionClosed, "the connection was closed during the exchange")
-            self.failPending(error)
-            self.state = .closed
-            self.cancelTimers()
+            self.connectionEnded(error)
         }
         context.close(mode: mode, promise: promise)
     }
@@ -272,19 +284,8 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
             "the server closed the connection before the response was complete"
         )
         self.handshakePromise.fail(error)
-        self.failPending(error)
-        self.state = .closed
-        self.cancelTimers()
+        self.connectionEnded(error)
         context.fireChannelInactive()
-    }
-
-    private func fail(context: ChannelHandlerContext, _ error: SecureHTTPError) {
-        if self.closeReason == nil { self.closeReason = error }
-        self.handshakePromise.fail(error)
-        self.failPending(error)
-        self.state = .closed
-        self.cancelTimers()
-        context.close(promise: nil)
     }
 
     private func ensureTimer(context: ChannelHandlerContext, firesBy due: NIODeadline) {
@@ -292,48 +293,44 @@ final class HTTP1ClientHandler: ChannelDuplexHandler {
     }
 
     private func timerFired(context: ChannelHandlerContext) {
+        guard !self.closed else { return }
         let now = NIODeadline.now()
-        switch self.state {
-        case .awaitingHead, .receivingBody:
+        if self.exchange != nil {
             guard let deadline = self.exchangeDeadline else { return }
             if deadline <= now {
-                self.fail(
-                    context: context,
-                    SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange")
-                )
+                self.perform(self.machine.deadlinePassed(), context: context)
             } else {
                 self.ensureTimer(context: context, firesBy: deadline)
             }
-        case .idle:
+        } else {
             let due = self.idleSince + self.idleTimeout
             if due <= now {
-                self.state = .closed
+                self.closed = true
                 context.close(promise: nil)
             } else {
                 self.ensureTimer(context: context, firesBy: due)
             }
-        case .closed:
-            break
         }
     }
 
-    private func cancelTimers() {
+    /// The connection closed or is closing: the exchange in flight, if any, fails with `error`
+    /// (unless it has ended already), and the connection takes no more exchanges.
+    private func connectionEnded(_ error: SecureHTTPError) {
+        if case .failRequest(let error, _) = self.machine.closed(error) {
+            self.failExchange(error)
+        } else {
+            self.failExchange(nil)
+        }
+    }
+
+    /// Ends the connection's part in the exchange in flight, failing it with `error`.
+    private func failExchange(_ error: SecureHTTPError?) {
+        self.closed = true
         self.timer.cancel()
-    }
-
-    private func failPending(_ error: SecureHTTPError) {
-        switch self.state {
-        case .awaitingHead(let exchange), .receivingBody(let exchange, _, _, _):
-            self.state = .closed
-            exchange.fail(error)
-        case .idle, .closed:
-            break
-        }
-    }
-}
-
-extension SecureHTTPError {
-    static func tooLarge(_ limit: Int) -> SecureHTTPError {
-        SecureHTTPError(.responseTooLarge, "the response body is larger than the limit of \(limit) bytes")
+        guard let exchange = self.exchange else { return }
+        self.exchange = nil
+        self.response = nil
+        self.body = ByteBuffer()
+        if let error { exchange.fail(error) }
     }
 }
