@@ -64,9 +64,17 @@ public struct SecureClientTransport: ClientTransport {
         } else {
             data = nil
         }
-        let answer = try await self.transport.send(outgoing, body: data)
+        var options = HTTPRequestOptions()
+        let record = ExchangeRecord.current
+        if let record, let credential = record.credential {
+            // TokenMiddleware's token, bound when the request has its connection.
+            outgoing.headerFields[credential.name] = nil
+            options.credential = credential
+            record.noteBinding()
+        }
+        let answer = try await self.transport.send(outgoing, body: data, options: options)
         // TokenMiddleware judges a 401 by it: after a cross-origin redirect the token was not sent.
-        ExchangeRecord.current?.note(redirectedAcrossOrigins: answer.redirectedAcrossOrigins)
+        record?.note(answer)
         return (answer.response, answer.body.isEmpty ? nil : HTTPBody(answer.body))
     }
 

@@ -1,42 +1,55 @@
 public import Foundation
 public import HTTPTypes
 public import OpenAPIRuntime
+public import SecureHTTP
 public import TokenAuth
 
-/// A swift-openapi-runtime `ClientMiddleware` that attaches the session's access token from a
-/// `TokenManager` and follows `SecureAPIClient`'s rule for a 401 (`UnauthorizedRetry`): one
-/// refresh, however many calls got the 401 for the same token, and one retry; a refused refresh
-/// token ends the session (the call fails with `TokenAuthError.Code.signedOut` inside the
-/// generated client's `ClientError`).
+/// A swift-openapi-runtime `ClientMiddleware` that sends a call with the session's access token
+/// from a `TokenManager`, through TokenAuth's `AuthenticatedTransport`: the rules are
+/// `SecureAPIClient`'s. A 401 to the token sent gets one refresh, however many calls got the 401
+/// for the same token, and one retry; a refused refresh token ends the session (the call fails
+/// with `TokenAuthError.Code.signedOut` inside the generated client's `ClientError`). With a
+/// `DPoPSigner` and a DPoP-bound session, each request carries a proof (RFC 9449) and a
+/// `use_dpop_nonce` challenge is answered with the nonce it supplied.
 ///
-/// A 401 judges the token only where the token was sent: with ``SecureClientTransport`` under
-/// it, the middleware learns whether a redirect led the request to another origin (which never
-/// saw the token), and such a 401 refreshes nothing and is not retried. Over another
-/// `ClientTransport` it cannot tell, and every 401 is taken as the token's.
+/// With ``SecureClientTransport`` under it, the token (and its proof) is bound when the request
+/// has its connection, and only to the server's origin: a 401 from another origin after a
+/// redirect (which never saw the token) refreshes nothing and is not retried. Over another
+/// `ClientTransport` the request carries the bearer token in its head, every 401 is taken as the
+/// token's, and a DPoP-bound session is refused (no proof can be made for it there).
 ///
 /// A request is retried with its body, so a body that can be read only once is collected first
 /// (up to ``maximumRequestBodySize``). Operations listed in `unauthenticated` (a sign-in, say)
-/// are sent without a token. DPoP-bound sessions need a proof per request, which this middleware
-/// does not make: it refuses them (use `SecureAPIClient` with `.oauth(dpop:)`).
+/// are sent without a token.
 public struct TokenMiddleware: ClientMiddleware {
     /// The session's tokens.
     public let tokens: TokenManager
+    /// The DPoP signer, for a session whose tokens are DPoP-bound; nil refuses such a session.
+    public let dpop: DPoPSigner?
     /// Operation ids sent without a token.
     public let unauthenticated: Set<String>
     /// The largest request body kept for a retry, in bytes. Default 10 MiB.
     public let maximumRequestBodySize: Int
 
-    /// A middleware for `tokens`.
+    /// A middleware for `tokens`, with DPoP proofs made by `dpop` when the session's tokens are
+    /// DPoP-bound.
     public init(
         tokens: TokenManager,
+        dpop: DPoPSigner? = nil,
         unauthenticated: Set<String> = [],
         maximumRequestBodySize: Int = 10 * 1024 * 1024
     ) {
         self.tokens = tokens
+        self.dpop = dpop
         self.unauthenticated = unauthenticated
         self.maximumRequestBodySize = maximumRequestBodySize
     }
 
+    /// Sends `request` through `next` with the session's token, as the type's summary says.
+    ///
+    /// - Throws: `TokenAuthError` when no valid token could be obtained (`signedOut` for an
+    ///   ended session), a DPoP-bound session has no signer (`proofOfPossessionFailed`), or the
+    ///   server kept refusing the proof's nonce (`dpopNonceRejected`); otherwise what `next` throws.
     public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
@@ -45,36 +58,44 @@ public struct TokenMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         if self.unauthenticated.contains(operationID) { return try await next(request, body, baseURL) }
-        let bundle = try await self.tokens.validBundle()
-        guard !bundle.isDPoPBound else {
-            throw TokenAuthError(
-                .proofOfPossessionFailed,
-                "a DPoP-bound session needs a proof per request; TokenMiddleware sends bearer tokens only"
-            )
+        if self.dpop == nil, try await self.tokens.validBundle().isDPoPBound {
+            throw Self.dpopRefused
         }
         let replayable = try await self.replayable(body)
-        var token = bundle.accessToken
-        var rule = UnauthorizedRetry()
-        while true {
-            var attempt = request
-            attempt.headerFields[.authorization] = TokenBundle.authorizationValue(
-                tokenType: "Bearer",
-                accessToken: token
-            )
-            let exchange = ExchangeRecord()
-            let (response, responseBody) = try await ExchangeRecord.$current.withValue(exchange) {
-                try await next(attempt, replayable, baseURL)
+        // The hop (and `next` in it) lives only for this call.
+        return try await withoutActuallyEscaping(next) { next in
+            try await self.send(request, body: replayable, baseURL: baseURL, next: next)
+        }
+    }
+
+    /// Sends `request` through `next` with an ``AuthenticatedTransport``.
+    private func send(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        next: @escaping MiddlewareHop.Next
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let hop = MiddlewareHop(next: next, body: body, baseURL: baseURL, refusesDPoP: self.dpop == nil)
+        let transport = AuthenticatedTransport(hop, tokens: self.tokens, dpop: self.dpop)
+        var state = AuthenticatedTransport.State()
+        var attempts = 1
+        do throws(AuthenticatedTransport.Failure) {
+            let response = try await transport.send(
+                request,
+                body: nil,
+                options: HTTPRequestOptions(),
+                use: .token,
+                state: &state,
+                attempts: &attempts
+            ) { head, _ in head }
+            return (response.response, hop.responseBody(for: response))
+        } catch {
+            switch error {
+            case .authentication(let failure), .nonceRejected(let failure, _): throw failure
+            case .transport(let failure), .proof(let failure), .invalidToken(let failure):
+                throw hop.thrown ?? failure
+            case .prepare(let failure): throw failure
             }
-            guard response.status == .unauthorized,
-                let retry = try await rule.token(
-                    after401To: token,
-                    redirectedAcrossOrigins: exchange.redirectedAcrossOrigins,
-                    tokens: self.tokens
-                )
-            else {
-                return (response, responseBody)
-            }
-            token = retry
         }
     }
 
@@ -83,25 +104,117 @@ public struct TokenMiddleware: ClientMiddleware {
         guard let body, body.iterationBehavior == .single else { return body }
         return HTTPBody(try await Data(collecting: body, upTo: self.maximumRequestBodySize))
     }
+
+    static let dpopRefused = TokenAuthError(
+        .proofOfPossessionFailed,
+        "a DPoP-bound session needs a proof per request: give TokenMiddleware a DPoPSigner and send through SecureClientTransport"
+    )
 }
 
-/// What ``SecureClientTransport`` saw of one exchange that ``TokenMiddleware`` sent: whether a
-/// redirect led it to another origin. The generated client gives the middleware only the
-/// response's head, so the record travels as a task-local value from the middleware down to
+/// The rest of the middleware chain as the `HTTPTransport` an ``AuthenticatedTransport`` sends
+/// through: each attempt calls `next` once, with an ``ExchangeRecord`` that hands the late-bound
+/// credential down to ``SecureClientTransport`` and brings back what it saw of the exchange.
+final class MiddlewareHop: HTTPTransport {
+    typealias Next = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+
+    private let next: Next
+    private let body: HTTPBody?
+    private let baseURL: URL
+    private let refusesDPoP: Bool
+    // SAFETY: `last` is read and written only under `lock`.
+    private nonisolated(unsafe) var last: (body: HTTPBody?, collected: Bool, thrown: (any Error)?) = (nil, false, nil)
+    private let lock = NSLock()
+
+    init(next: @escaping Next, body: HTTPBody?, baseURL: URL, refusesDPoP: Bool) {
+        self.next = next
+        self.body = body
+        self.baseURL = baseURL
+        self.refusesDPoP = refusesDPoP
+    }
+
+    /// What `next` threw at the last attempt (handed on as it is).
+    var thrown: (any Error)? { self.lock.withLock { self.last.thrown } }
+
+    /// The body to hand on with `response`: the one `next` returned, or the bytes read from it.
+    func responseBody(for response: HTTPTransportResponse) -> HTTPBody? {
+        let (body, collected, _) = self.lock.withLock { self.last }
+        guard collected else { return body }
+        return response.body.isEmpty ? nil : HTTPBody(response.body)
+    }
+
+    func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        let record = ExchangeRecord(credential: options.credential)
+        do {
+            let (response, responseBody) = try await ExchangeRecord.$current.withValue(record) {
+                try await self.next(request, self.body, self.baseURL)
+            }
+            if !record.wasBoundLate, self.refusesDPoP == false,
+                let value = request.headerFields[.authorization], value.lowercased().hasPrefix("dpop ")
+            {
+                // Another ClientTransport sent the DPoP token without its proof.
+                throw TokenMiddleware.dpopRefused
+            }
+            // A nonce challenge or a 401 is judged by its body; other bodies pass on unread.
+            let judged = response.status == .unauthorized || response.status == .badRequest
+            var data = Data()
+            if judged, let responseBody {
+                data = try await Data(collecting: responseBody, upTo: 64 * 1024)
+            }
+            self.lock.withLock { self.last = (responseBody, judged, nil) }
+            return HTTPTransportResponse(
+                response: response,
+                body: data,
+                url: record.url ?? self.baseURL,
+                redirectedAcrossOrigins: record.redirectedAcrossOrigins
+            )
+        } catch {
+            self.lock.withLock { self.last = (nil, false, error) }
+            throw SecureHTTPError(.invalidRequest, "the middleware chain under TokenMiddleware failed")
+        }
+    }
+}
+
+/// One exchange between ``TokenMiddleware`` and ``SecureClientTransport``: the credential the
+/// transport binds when the request has its connection, and what it saw (the final URL, and
+/// whether a redirect led to another origin). The generated client gives the middleware only
+/// the response's head, so the record travels as a task-local value from the middleware down to
 /// the transport.
 final class ExchangeRecord: Sendable {
     /// The record of the exchange under way in this task, if a middleware asked for one.
     @TaskLocal static var current: ExchangeRecord?
 
-    // SAFETY: `crossed` is read and written only under `lock`.
-    private nonisolated(unsafe) var crossed = false
+    /// The credential to bind at connection time.
+    let credential: HTTPRequestOptions.Credential?
+
+    // SAFETY: `seen` is read and written only under `lock`.
+    private nonisolated(unsafe) var seen: (crossed: Bool, url: URL?, bound: Bool) = (false, nil, false)
     private let lock = NSLock()
 
+    init(credential: HTTPRequestOptions.Credential? = nil) {
+        self.credential = credential
+    }
+
     /// Whether the last response came from another origin than the request was sent to.
-    var redirectedAcrossOrigins: Bool { self.lock.withLock { self.crossed } }
+    var redirectedAcrossOrigins: Bool { self.lock.withLock { self.seen.crossed } }
+
+    /// The URL of the request that produced the last response.
+    var url: URL? { self.lock.withLock { self.seen.url } }
+
+    /// Whether ``SecureClientTransport`` took the credential to bind it at connection time.
+    var wasBoundLate: Bool { self.lock.withLock { self.seen.bound } }
+
+    /// Records that the transport takes the credential.
+    func noteBinding() {
+        self.lock.withLock { self.seen.bound = true }
+    }
 
     /// Records the transport's answer.
-    func note(redirectedAcrossOrigins: Bool) {
-        self.lock.withLock { self.crossed = redirectedAcrossOrigins }
+    func note(_ answer: HTTPTransportResponse) {
+        let url = answer.url
+        self.lock.withLock { (self.seen.crossed, self.seen.url) = (answer.redirectedAcrossOrigins, url) }
     }
 }

@@ -1,0 +1,265 @@
+import Foundation
+import HTTPTypes
+import NIOConcurrencyHelpers
+import SecureHTTP
+import SecureNetworkingTesting
+import SecureStorage
+import Testing
+
+@testable import TokenAuth
+
+/// A transport that answers from a script and binds the late-bound credential the way the real
+/// transports do (once per hop, and not after a redirect left the origin); it records what each
+/// attempt carried.
+final class ScriptedTransport: HTTPTransport {
+    struct Answer: Sendable {
+        var status: HTTPResponse.Status
+        var headers: [(HTTPField.Name, String)] = []
+        var crossedOrigin = false
+    }
+
+    struct Sent: Sendable {
+        var authorization: String?
+        var proof: String?
+        var request: HTTPRequest
+    }
+
+    private let state: NIOLockedValueBox<(answers: [Answer], sent: [Sent])>
+
+    init(_ answers: [Answer]) {
+        self.state = NIOLockedValueBox((answers, []))
+    }
+
+    var sent: [Sent] { self.state.withLockedValue { $0.sent } }
+
+    func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        guard let answer = self.state.withLockedValue({ $0.answers.isEmpty ? nil : $0.answers.removeFirst() }) else {
+            throw SecureHTTPError(.connectionClosed, "script exhausted")
+        }
+        var hop = request
+        // A hop that left the origin: the transport strips `Authorization` and binds nothing.
+        if answer.crossedOrigin {
+            hop.headerFields[.authorization] = nil
+        } else if let credential = options.credential, let value = credential.value() {
+            hop.headerFields[credential.name] = value
+            if let proof = credential.proof {
+                do {
+                    if let field = try proof(hop, value) { hop.headerFields[field.name] = field.value }
+                } catch {
+                    throw SecureHTTPError(.credentialUnavailable, "no proof")
+                }
+            }
+        }
+        let sent = Sent(
+            authorization: hop.headerFields[.authorization],
+            proof: hop.headerFields[DPoPSigner.headerName],
+            request: hop
+        )
+        self.state.withLockedValue { $0.sent.append(sent) }
+        var response = HTTPResponse(status: answer.status)
+        for (name, value) in answer.headers { response.headerFields.append(HTTPField(name: name, value: value)) }
+        return HTTPTransportResponse(
+            response: response,
+            body: Data(),
+            url: request.url ?? URL(string: "https://api.example.com/")!,
+            redirectCount: answer.crossedOrigin ? 1 : 0,
+            redirectedAcrossOrigins: answer.crossedOrigin
+        )
+    }
+}
+
+@Suite("AuthenticatedTransport: the token, its proof, the nonce challenge and the 401, in one place")
+struct AuthenticatedTransportTests {
+    static let profile = HTTPRequest(method: .get, url: URL(string: "https://api.example.com/user/profile")!)
+    static let invalidToken: ScriptedTransport.Answer = .init(
+        status: .unauthorized,
+        headers: [(.wwwAuthenticate, #"Bearer error="invalid_token""#)]
+    )
+
+    /// A signed-in session whose refreshes answer `access-2`, `access-3`, … (of `type`).
+    static func session(type: String = "Bearer") async throws -> (TokenManager, ScriptedRefresher) {
+        let refresher = ScriptedRefresher(
+            (2...4).map {
+                .succeed(
+                    TokenResponse(
+                        accessToken: "access-\($0)",
+                        tokenType: type,
+                        expiresIn: 3600,
+                        refreshToken: "refresh-\($0)"
+                    )
+                )
+            }
+        )
+        let manager = TokenManager(store: InMemoryStore(), refresher: refresher)
+        try await manager.signIn(
+            TokenBundle(accessToken: "access-1", refreshToken: "refresh-1", expiresAt: Date() + 3600, tokenType: type)
+        )
+        return (manager, refresher)
+    }
+
+    @Test func aFourOhOneGetsOneRefreshAndOneRetryWithTheNewToken() async throws {
+        let (manager, refresher) = try await Self.session()
+        let base = ScriptedTransport([Self.invalidToken, .init(status: .ok)])
+        let response = try await AuthenticatedTransport(base, tokens: manager).send(Self.profile)
+        #expect(response.response.status == .ok)
+        #expect(base.sent.map(\.authorization) == ["Bearer access-1", "Bearer access-2"])
+        #expect(base.sent.allSatisfy { $0.proof == nil })
+        #expect(refresher.calls == ["refresh-1"])
+    }
+
+    @Test func aSecondFourOhOneIsReturnedWithoutAnotherRefresh() async throws {
+        let (manager, refresher) = try await Self.session()
+        let base = ScriptedTransport([Self.invalidToken, Self.invalidToken, Self.invalidToken])
+        let response = try await AuthenticatedTransport(base, tokens: manager).send(Self.profile)
+        #expect(response.response.status == .unauthorized)
+        #expect(base.sent.map(\.authorization) == ["Bearer access-1", "Bearer access-2"])
+        #expect(refresher.calls == ["refresh-1"])
+
+        // Through the package entry point the attempts are counted: two, no loop.
+        var state = AuthenticatedTransport.State()
+        var attempts = 1
+        let again = ScriptedTransport([Self.invalidToken, Self.invalidToken, Self.invalidToken])
+        let answer = try await AuthenticatedTransport(again, tokens: manager).send(
+            Self.profile,
+            body: nil,
+            options: HTTPRequestOptions(),
+            use: .token,
+            state: &state,
+            attempts: &attempts
+        ) { head, _ in head }
+        #expect(answer.response.status == .unauthorized)
+        #expect(attempts == 2)
+        #expect(again.sent.count == 2)
+    }
+
+    @Test func aRefusedRefreshTokenEndsTheSessionWithATypedError() async throws {
+        let refresher = ScriptedRefresher([.fail(TokenAuthError(.invalidGrant, "refused"))])
+        let manager = TokenManager(store: InMemoryStore(), refresher: refresher)
+        try await manager.signIn(
+            TokenBundle(accessToken: "access-1", refreshToken: "refresh-1", expiresAt: Date() + 3600)
+        )
+        let base = ScriptedTransport([Self.invalidToken, .init(status: .ok)])
+        let error = await #expect(throws: SecureHTTPError.self) {
+            try await AuthenticatedTransport(base, tokens: manager).send(Self.profile)
+        }
+        #expect(error?.code == .credentialUnavailable)
+        #expect(error.map { "\($0)".contains("access-1") } == false)
+        #expect(base.sent.count == 1)
+        #expect(try await manager.currentBundle() == nil)
+    }
+
+    @Test func aNonceChallengeIsAnsweredOnceWithItsNonceAndNoRefresh() async throws {
+        let (manager, refresher) = try await Self.session(type: "DPoP")
+        let key = DPoPKey()
+        let signer = DPoPSigner(key: key)
+        let challenge = ScriptedTransport.Answer(
+            status: .unauthorized,
+            headers: [(.wwwAuthenticate, #"DPoP error="use_dpop_nonce""#), (DPoPSigner.nonceHeaderName, "nonce-1")]
+        )
+        let base = ScriptedTransport([challenge, .init(status: .ok)])
+        let response = try await AuthenticatedTransport(base, tokens: manager, dpop: signer).send(Self.profile)
+        #expect(response.response.status == .ok)
+        #expect(base.sent.map(\.authorization) == ["DPoP access-1", "DPoP access-1"])
+        #expect(refresher.calls.isEmpty)
+        let proofs = try base.sent.map { try DPoPTests.decode(try #require($0.proof), key: key).claims }
+        #expect(proofs[0]["nonce"] == nil)
+        #expect(proofs[1]["nonce"] as? String == "nonce-1")
+        #expect(
+            proofs.allSatisfy { $0["ath"] is String && $0["htu"] as? String == "https://api.example.com/user/profile" }
+        )
+    }
+
+    @Test func aServerThatKeepsChallengingTheNonceGetsATypedErrorAfterTheRetries() async throws {
+        let (manager, refresher) = try await Self.session(type: "DPoP")
+        let challenges = (0...DPoPNonceRetry.maximumRetries).map {
+            ScriptedTransport.Answer(
+                status: .unauthorized,
+                headers: [(.wwwAuthenticate, #"DPoP error="use_dpop_nonce""#), (DPoPSigner.nonceHeaderName, "n-\($0)")]
+            )
+        }
+        let base = ScriptedTransport(challenges + [.init(status: .ok)])
+        let transport = AuthenticatedTransport(base, tokens: manager, dpop: DPoPSigner(key: DPoPKey()))
+        var state = AuthenticatedTransport.State()
+        var attempts = 1
+        do {
+            _ = try await transport.send(
+                Self.profile,
+                body: nil,
+                options: HTTPRequestOptions(),
+                use: .token,
+                state: &state,
+                attempts: &attempts
+            ) { head, _ in head }
+            Issue.record("the challenges were not refused")
+        } catch {
+            guard case .nonceRejected(let failure, let status) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(failure.code == .dpopNonceRejected)
+            #expect(status == 401)
+        }
+        #expect(base.sent.count == 1 + DPoPNonceRetry.maximumRetries)
+        #expect(attempts == 1 + DPoPNonceRetry.maximumRetries)
+        #expect(refresher.calls.isEmpty)
+    }
+
+    @Test func aFourOhOneFromAnotherOriginGetsNoTokenAndRefreshesNothing() async throws {
+        let (manager, refresher) = try await Self.session(type: "DPoP")
+        var crossed = Self.invalidToken
+        crossed.crossedOrigin = true
+        let base = ScriptedTransport([crossed, .init(status: .ok)])
+        let response = try await AuthenticatedTransport(base, tokens: manager, dpop: DPoPSigner(key: DPoPKey()))
+            .send(Self.profile)
+        #expect(response.response.status == .unauthorized)
+        #expect(base.sent.count == 1)
+        #expect(base.sent[0].authorization == nil)
+        #expect(base.sent[0].proof == nil)
+        #expect(refresher.calls.isEmpty)
+    }
+
+    @Test func aRequestThatWaitedCarriesTheTokenCurrentWhenItIsBound() async throws {
+        let (manager, _) = try await Self.session()
+        let base = ScriptedTransport([.init(status: .ok)])
+        var state = AuthenticatedTransport.State()
+        var attempts = 1
+        _ = try await AuthenticatedTransport(base, tokens: manager).send(
+            Self.profile,
+            body: nil,
+            options: HTTPRequestOptions(),
+            use: .token,
+            state: &state,
+            attempts: &attempts
+        ) { head, _ in
+            // Another request refreshed the token between the start and the connection.
+            _ = try await manager.handleUnauthorized(sentToken: "access-1")
+            return head
+        }
+        #expect(base.sent.map(\.authorization) == ["Bearer access-2"])
+    }
+
+    // MARK: - Against the reference server
+
+    /// A DPoP-bound session at the reference server, through the wrapper over `NIOHTTPTransport`:
+    /// a signer without a nonce is challenged, answers once, and is served; nothing is refreshed.
+    @Test func aDPoPBoundSessionIsServedByTheReferenceServer() async throws {
+        try await DPoPTests().withWorld({ $0.requiresDPoPNonce = true }) { world in
+            let signer = DPoPSigner(key: DPoPKey())
+            let tokens = try await world.signIn(signer)
+            #expect(tokens.tokenType == "DPoP")
+            let manager = TokenManager(store: InMemoryStore(), refresher: world.endpoint(signer))
+            try await manager.signIn(TokenBundle(tokens, receivedAt: Date()))
+            let challengesBefore = world.server.statistics.dpopNonceChallenges
+            let fresh = DPoPSigner(key: signer.key)  // no nonce yet
+            let transport = AuthenticatedTransport(world.transport, tokens: manager, dpop: fresh)
+            let response = try await transport.send(HTTPRequest(method: .get, url: world.profileURL))
+            #expect(response.response.status == .ok, "\(String(decoding: response.body, as: UTF8.self))")
+            #expect(world.server.statistics.dpopNonceChallenges - challengesBefore <= 1)
+            #expect(world.server.statistics.tokenEndpointCalls == 0)  // nothing refreshed
+        }
+    }
+}
