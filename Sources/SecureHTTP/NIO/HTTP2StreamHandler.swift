@@ -72,14 +72,15 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         let body: ByteBuffer
     }
 
-    private enum State {
-        case idle
-        case awaitingHead
-        case receivingBody(HPACKHeaders, ByteBuffer)
-        case done
-    }
-
-    private var state = State.idle
+    /// The rules of the exchange.
+    private var machine = ExchangeStateMachine(wire: .http2)
+    /// The response, once the final head arrived.
+    private var response: HTTPResponse?
+    /// The body so far.
+    private var receiveBody = ByteBuffer()
+    /// The error code of the RST_STREAM the server sent, if it sent one: a stream closed with
+    /// an error code and no RST_STREAM from the server was reset by this side's HTTP/2 layer.
+    private var serverReset: NIOHTTP2.HTTP2ErrorCode?
     private let headers: HPACKHeaders
     private let body: ByteBuffer?
     private let maximumBodySize: Int
@@ -126,14 +127,13 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     }
 
     private func start(context: ChannelHandlerContext) {
-        guard case .idle = self.state else { return }
-        self.state = .awaitingHead
+        let method = self.headers.first(name: ":method") ?? ""
+        guard case .writeRequest = self.machine.start(method: method, maximumBodySize: self.maximumBodySize) else {
+            return
+        }
         self.deadlineToken = self.shared.deadlines.add(self.deadline) {
             self.deadlineToken = nil
-            self.fail(
-                context: context,
-                SecureHTTPError(.deadlineExceeded, "the request deadline passed during the exchange")
-            )
+            self.perform(self.machine.deadlinePassed(), context: context)
         }
         let hasBody = (self.body?.readableBytes ?? 0) > 0
         // The HEADERS frame opens the stream; a failure to write it means nothing was sent.
@@ -146,7 +146,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
                     "the HTTP/2 stream could not be opened: \(TransportErrorText.sentence(for: error))"
                 )
             reason.requestWasNotSent = true
-            self.fail(context: context, reason)
+            self.perform(self.machine.failed(reason), context: context)
         }
         context.write(
             self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: !hasBody))),
@@ -159,82 +159,51 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let payload = self.unwrapInboundIn(data)
-        // DATA first and apart: a `switch` over `(payload, self.state)` would keep a second
-        // reference to the body buffer for the whole case, so every append would copy the body
-        // received so far (quadratic in its size).
-        if case .data(let frame) = payload, case .receivingBody = self.state {
-            self.receiveData(frame, context: context)
-            return
-        }
-        switch (payload, self.state) {
-        case (.headers(let frame), .awaitingHead):
+        switch self.unwrapInboundIn(data) {
+        case .headers(let frame):
             let status = frame.headers.first(name: ":status").flatMap(Int.init) ?? 0
-            if status >= 100 && status < 200 {
-                // An interim response; the final one follows (RFC 9113 §8.1).
-                if frame.endStream {
-                    self.fail(
-                        context: context,
-                        SecureHTTPError(.invalidResponse, "the stream ended with an interim response")
-                    )
-                }
-                return
-            }
-            self.onHead?()
-            let length = ResponseBodyRule.announcedLength(
-                method: self.headers.first(name: ":method") ?? "",
+            if case .awaitingHead = self.machine.state, !self.machine.isInterim(status) { self.onHead?() }
+            let action = self.machine.receivedHeaders(
                 status: status,
-                contentLength: frame.headers.first(name: "content-length")
+                contentLength: frame.headers.first(name: "content-length"),
+                endsStream: frame.endStream
             )
-            if let length, length > self.maximumBodySize {
-                self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
+            guard case .forwardHead(let reserveCapacity) = action else {
+                self.perform(action, context: context)
                 return
             }
-            // Reserved from Content-Length (checked against the limit), at most 1 MiB up front.
-            let buffer = context.channel.allocator.buffer(capacity: min(max(0, length ?? 0), 1 << 20))
-            self.state = .receivingBody(frame.headers, buffer)
-            if frame.endStream { self.succeed(context: context) }
-        case (.headers(let frame), .receivingBody):
-            // Trailers: accepted and not surfaced; they must end the stream (RFC 9113 §8.1).
-            if frame.endStream {
-                self.succeed(context: context)
-            } else {
-                self.fail(
-                    context: context,
-                    SecureHTTPError(
-                        .invalidResponse,
-                        "the response has a header block after its body that does not end the stream"
-                    )
-                )
+            do {
+                self.response = try self.shared.response(frame.headers)
+            } catch {
+                self.perform(self.machine.failed(error), context: context)
+                return
             }
-        case (.headers, _), (.data, _):
-            self.fail(
-                context: context,
-                SecureHTTPError(.invalidResponse, "the server sent a response frame out of order")
-            )
+            self.receiveBody = context.channel.allocator.buffer(capacity: reserveCapacity)
+            if frame.endStream { self.perform(self.machine.receivedEnd(), context: context) }
+        case .data(let frame):
+            guard case .byteBuffer(var part) = frame.data else {
+                self.perform(
+                    self.machine.failed(
+                        SecureHTTPError(.invalidResponse, "the response body arrived in an unexpected form")
+                    ),
+                    context: context
+                )
+                return
+            }
+            let action = self.machine.receivedBodyPart(byteCount: part.readableBytes)
+            guard case .appendBody = action else {
+                self.perform(action, context: context)
+                return
+            }
+            // Appended in place (the handler holds the only reference), so the body is never
+            // copied as it grows.
+            self.receiveBody.writeBuffer(&part)
+            if frame.endStream { self.perform(self.machine.receivedEnd(), context: context) }
+        case .rstStream(let code):
+            self.serverReset = code
         default:
             break  // WINDOW_UPDATE, PRIORITY and the like: NIOHTTP2's business
         }
-    }
-
-    private func receiveData(_ frame: HTTP2Frame.FramePayload.Data, context: ChannelHandlerContext) {
-        guard case .receivingBody(let head, var buffer) = self.state else { return }
-        // The state lets go of the buffer before it grows, so the append never copies it.
-        self.state = .receivingBody(head, ByteBuffer())
-        guard case .byteBuffer(var part) = frame.data else {
-            self.fail(
-                context: context,
-                SecureHTTPError(.invalidResponse, "the response body arrived in an unexpected form")
-            )
-            return
-        }
-        guard buffer.readableBytes + part.readableBytes <= self.maximumBodySize else {
-            self.fail(context: context, SecureHTTPError.tooLarge(self.maximumBodySize))
-            return
-        }
-        buffer.writeBuffer(&part)
-        self.state = .receivingBody(head, buffer)
-        if frame.endStream { self.succeed(context: context) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -248,8 +217,17 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
                     .requestNotProcessed,
                     "the server did not process the request (HTTP/2 GOAWAY or REFUSED_STREAM)"
                 )
+            } else if let code = self.serverReset {
+                mapped = SecureHTTPError(.streamReset, "the server reset the HTTP/2 stream (\(code))")
             } else {
-                mapped = SecureHTTPError(.streamReset, "the server reset the HTTP/2 stream (\(closed.errorCode))")
+                // No RST_STREAM came from the server: NIOHTTP2 reset the stream on this side
+                // because the response broke HTTP/2's rules (RFC 9113 §8.1.1, §8.2: a
+                // Content-Length the DATA frames contradict, an uppercase field name, a
+                // connection-specific field, a pseudo-header after regular fields).
+                mapped = SecureHTTPError(
+                    .invalidResponse,
+                    "the server's response is not valid HTTP/2 (\(closed.errorCode)); the client reset the stream"
+                )
             }
         } else if let error = error as? SecureHTTPError {
             mapped = error
@@ -259,54 +237,52 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
                 "the HTTP/2 stream failed: \(TransportErrorText.sentence(for: error))"
             )
         }
-        self.fail(context: context, mapped)
+        self.perform(self.machine.failed(mapped), context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        self.finish(
-            .failure(
+        self.perform(
+            self.machine.closed(
                 self.connectionCloseReason.withLockedValue { $0 }
                     ?? SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete")
-            )
+            ),
+            context: context
         )
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.finish(
-            .failure(SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete"))
+        self.perform(
+            self.machine.closed(
+                SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete")
+            ),
+            context: context
         )
     }
 
-    private func succeed(context: ChannelHandlerContext) {
-        guard case .receivingBody(let head, let body) = self.state else { return }
-        let response: HTTPResponse
-        do {
-            response = try self.shared.response(head)
-        } catch {
-            self.fail(context: context, error)
-            return
+    /// Carries out what the machine decided. Failing the exchange with `close` resets the
+    /// stream (closing a stream that has not ended sends RST_STREAM with CANCEL); the
+    /// connection carries on.
+    private func perform(_ action: ExchangeStateMachine.Action, context: ChannelHandlerContext) {
+        switch action {
+        case .wait, .writeRequest, .forwardHead, .appendBody:
+            break
+        case .succeedRequest:
+            guard let response = self.response else { return }
+            self.finished()
+            self.exchange.settle(.success(Completed(response: response, body: self.receiveBody)))
+        case .failRequest(let error, let close):
+            self.finished()
+            self.exchange.settle(.failure(error))
+            if close { context.close(promise: nil) }
         }
-        self.finish(.success(Completed(response: response, body: body)))
     }
 
-    /// Fails the exchange and resets the stream (closing a stream that has not ended sends
-    /// RST_STREAM with CANCEL); the connection carries on.
-    private func fail(context: ChannelHandlerContext, _ error: SecureHTTPError) {
-        guard self.finish(.failure(error)) else { return }
-        context.close(promise: nil)
-    }
-
-    @discardableResult
-    private func finish(_ result: Result<Completed, SecureHTTPError>) -> Bool {
-        if case .done = self.state { return false }
-        self.state = .done
+    private func finished() {
         if let token = self.deadlineToken {
             self.shared.deadlines.remove(token)
             self.deadlineToken = nil
         }
-        self.exchange.settle(result)
-        return true
     }
 }
 
