@@ -64,18 +64,16 @@ public struct SecureClientTransport: ClientTransport {
         } else {
             data = nil
         }
-        var options = HTTPRequestOptions()
-        let record = ExchangeRecord.current
-        if let record, let credential = record.credential {
-            // TokenMiddleware's token, bound when the request has its connection.
-            outgoing.headerFields[credential.name] = nil
-            options.credential = credential
-            record.noteBinding()
-        }
-        let answer = try await self.transport.send(outgoing, body: data, options: options)
+        let answer = try await self.transport.send(outgoing, body: data)
         // TokenMiddleware judges a 401 by it: after a cross-origin redirect the token was not sent.
-        record?.note(answer)
+        ExchangeRecord.current?.note(answer)
         return (answer.response, answer.body.isEmpty ? nil : HTTPBody(answer.body))
+    }
+
+    /// ``url(_:path:)`` as a URL.
+    static func fullURL(_ base: URL, path: String?) -> URL? {
+        guard let parts = Self.url(base, path: path) else { return nil }
+        return URL(string: "\(parts.scheme)://\(parts.authority)\(parts.path)")
     }
 
     /// `https://host:port/prefix` + `/path?query` (a server URL may carry a path prefix).

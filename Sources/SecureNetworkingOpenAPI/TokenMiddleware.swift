@@ -12,11 +12,11 @@ public import TokenAuth
 /// `DPoPSigner` and a DPoP-bound session, each request carries a proof (RFC 9449) and a
 /// `use_dpop_nonce` challenge is answered with the nonce it supplied.
 ///
-/// With ``SecureClientTransport`` under it, the token (and its proof) is bound when the request
-/// has its connection, and only to the server's origin: a 401 from another origin after a
-/// redirect (which never saw the token) refreshes nothing and is not retried. Over another
-/// `ClientTransport` the request carries the bearer token in its head, every 401 is taken as the
-/// token's, and a DPoP-bound session is refused (no proof can be made for it there).
+/// The token (and its proof, signed for the URL the request goes to) is bound as the request
+/// leaves the middleware. With ``SecureClientTransport`` under it, the middleware learns whether a
+/// redirect led the request to another origin (which never saw the token: the transport strips
+/// `Authorization`), and such a 401 refreshes nothing and is not retried. Over another
+/// `ClientTransport` it cannot tell, and every 401 is taken as the token's.
 ///
 /// A request is retried with its body, so a body that can be read only once is collected first
 /// (up to ``maximumRequestBodySize``). Operations listed in `unauthenticated` (a sign-in, say)
@@ -24,7 +24,8 @@ public import TokenAuth
 public struct TokenMiddleware: ClientMiddleware {
     /// The session's tokens.
     public let tokens: TokenManager
-    /// The DPoP signer, for a session whose tokens are DPoP-bound; nil refuses such a session.
+    /// The DPoP signer, for a session whose tokens are DPoP-bound; nil refuses such a session
+    /// (`TokenAuthError.Code.proofOfPossessionFailed`).
     public let dpop: DPoPSigner?
     /// Operation ids sent without a token.
     public let unauthenticated: Set<String>
@@ -75,7 +76,7 @@ public struct TokenMiddleware: ClientMiddleware {
         baseURL: URL,
         next: @escaping MiddlewareHop.Next
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let hop = MiddlewareHop(next: next, body: body, baseURL: baseURL, refusesDPoP: self.dpop == nil)
+        let hop = MiddlewareHop(next: next, body: body, baseURL: baseURL)
         let transport = AuthenticatedTransport(hop, tokens: self.tokens, dpop: self.dpop)
         var state = AuthenticatedTransport.State()
         var attempts = 1
@@ -107,29 +108,32 @@ public struct TokenMiddleware: ClientMiddleware {
 
     static let dpopRefused = TokenAuthError(
         .proofOfPossessionFailed,
-        "a DPoP-bound session needs a proof per request: give TokenMiddleware a DPoPSigner and send through SecureClientTransport"
+        "a DPoP-bound session needs a proof per request: give TokenMiddleware a DPoPSigner"
     )
 }
 
 /// The rest of the middleware chain as the `HTTPTransport` an ``AuthenticatedTransport`` sends
-/// through: each attempt calls `next` once, with an ``ExchangeRecord`` that hands the late-bound
-/// credential down to ``SecureClientTransport`` and brings back what it saw of the exchange.
+/// through: each attempt binds the credential (and its DPoP proof, for the URL the request is
+/// sent to) as the request leaves the middleware, and calls `next` once, with an
+/// ``ExchangeRecord`` that brings back what ``SecureClientTransport`` saw of the exchange.
+///
+/// The token is bound here rather than when the request has its connection, as the middleware
+/// did before the wrapper: a call that waits for a connection while another refreshes is answered
+/// 401 and retried once (what `OpenAPIClientTests` counts).
 final class MiddlewareHop: HTTPTransport {
     typealias Next = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
 
     private let next: Next
     private let body: HTTPBody?
     private let baseURL: URL
-    private let refusesDPoP: Bool
     // SAFETY: `last` is read and written only under `lock`.
     private nonisolated(unsafe) var last: (body: HTTPBody?, collected: Bool, thrown: (any Error)?) = (nil, false, nil)
     private let lock = NSLock()
 
-    init(next: @escaping Next, body: HTTPBody?, baseURL: URL, refusesDPoP: Bool) {
+    init(next: @escaping Next, body: HTTPBody?, baseURL: URL) {
         self.next = next
         self.body = body
         self.baseURL = baseURL
-        self.refusesDPoP = refusesDPoP
     }
 
     /// What `next` threw at the last attempt (handed on as it is).
@@ -147,16 +151,12 @@ final class MiddlewareHop: HTTPTransport {
         body: Data?,
         options: HTTPRequestOptions
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
-        let record = ExchangeRecord(credential: options.credential)
+        self.lock.withLock { self.last = (nil, false, nil) }
+        let bound = try self.bind(options.credential, on: request)
+        let record = ExchangeRecord()
         do {
             let (response, responseBody) = try await ExchangeRecord.$current.withValue(record) {
-                try await self.next(request, self.body, self.baseURL)
-            }
-            if !record.wasBoundLate, self.refusesDPoP == false,
-                let value = request.headerFields[.authorization], value.lowercased().hasPrefix("dpop ")
-            {
-                // Another ClientTransport sent the DPoP token without its proof.
-                throw TokenMiddleware.dpopRefused
+                try await self.next(bound, self.body, self.baseURL)
             }
             // A nonce challenge or a 401 is judged by its body; other bodies pass on unread.
             let judged = response.status == .unauthorized || response.status == .badRequest
@@ -168,7 +168,7 @@ final class MiddlewareHop: HTTPTransport {
             return HTTPTransportResponse(
                 response: response,
                 body: data,
-                url: record.url ?? self.baseURL,
+                url: record.url ?? SecureClientTransport.fullURL(self.baseURL, path: request.path) ?? self.baseURL,
                 redirectedAcrossOrigins: record.redirectedAcrossOrigins
             )
         } catch {
@@ -176,27 +176,52 @@ final class MiddlewareHop: HTTPTransport {
             throw SecureHTTPError(.invalidRequest, "the middleware chain under TokenMiddleware failed")
         }
     }
+
+    /// `request` with `credential` bound, and its proof made for the URL the request goes to.
+    private func bind(
+        _ credential: HTTPRequestOptions.Credential?,
+        on request: HTTPRequest
+    ) throws(SecureHTTPError) -> HTTPRequest {
+        guard let credential, let value = credential.value() else { return request }
+        var request = request
+        do {
+            try request.headerFields.setChecked(name: credential.name, value: value)
+        } catch {
+            throw SecureHTTPError(
+                .invalidHeaderValue,
+                "the value of \(credential.name) contains a character HTTP forbids"
+            )
+        }
+        guard let proof = credential.proof else { return request }
+        var target = request
+        if let url = SecureClientTransport.url(self.baseURL, path: request.path) {
+            (target.scheme, target.authority, target.path) = (url.scheme, url.authority, url.path)
+        }
+        let field: HTTPField?
+        do {
+            field = try proof(target, value)
+        } catch {
+            throw SecureHTTPError(
+                .credentialUnavailable,
+                "the proof that goes with \(credential.name) could not be made"
+            )
+        }
+        if let field { request.headerFields[field.name] = field.value }
+        return request
+    }
 }
 
-/// One exchange between ``TokenMiddleware`` and ``SecureClientTransport``: the credential the
-/// transport binds when the request has its connection, and what it saw (the final URL, and
-/// whether a redirect led to another origin). The generated client gives the middleware only
-/// the response's head, so the record travels as a task-local value from the middleware down to
-/// the transport.
+/// What ``SecureClientTransport`` saw of one exchange that ``TokenMiddleware`` sent: the final
+/// URL, and whether a redirect led to another origin. The generated client gives the middleware
+/// only the response's head, so the record travels as a task-local value from the middleware
+/// down to the transport.
 final class ExchangeRecord: Sendable {
     /// The record of the exchange under way in this task, if a middleware asked for one.
     @TaskLocal static var current: ExchangeRecord?
 
-    /// The credential to bind at connection time.
-    let credential: HTTPRequestOptions.Credential?
-
     // SAFETY: `seen` is read and written only under `lock`.
-    private nonisolated(unsafe) var seen: (crossed: Bool, url: URL?, bound: Bool) = (false, nil, false)
+    private nonisolated(unsafe) var seen: (crossed: Bool, url: URL?) = (false, nil)
     private let lock = NSLock()
-
-    init(credential: HTTPRequestOptions.Credential? = nil) {
-        self.credential = credential
-    }
 
     /// Whether the last response came from another origin than the request was sent to.
     var redirectedAcrossOrigins: Bool { self.lock.withLock { self.seen.crossed } }
@@ -204,17 +229,9 @@ final class ExchangeRecord: Sendable {
     /// The URL of the request that produced the last response.
     var url: URL? { self.lock.withLock { self.seen.url } }
 
-    /// Whether ``SecureClientTransport`` took the credential to bind it at connection time.
-    var wasBoundLate: Bool { self.lock.withLock { self.seen.bound } }
-
-    /// Records that the transport takes the credential.
-    func noteBinding() {
-        self.lock.withLock { self.seen.bound = true }
-    }
-
     /// Records the transport's answer.
     func note(_ answer: HTTPTransportResponse) {
         let url = answer.url
-        self.lock.withLock { (self.seen.crossed, self.seen.url) = (answer.redirectedAcrossOrigins, url) }
+        self.lock.withLock { self.seen = (answer.redirectedAcrossOrigins, url) }
     }
 }
