@@ -7,7 +7,8 @@ public import HTTPTypes
 /// with every answer, §8.2), and never refreshes the tokens for it: what the server refused is
 /// the proof's nonce, not the token, and a refresh would spend the refresh token for nothing.
 ///
-/// `SecureAPIClient` and ``OAuthTokenEndpoint`` both follow it. Use one value per request, and
+/// ``AuthenticatedTransport`` (for `SecureAPIClient` and the OpenAPI `TokenMiddleware`) and
+/// ``OAuthTokenEndpoint`` both follow it. Use one value per request, and
 /// let the ``DPoPSigner`` note the response's nonce (``DPoPSigner/noteNonce(in:to:)``) before
 /// asking:
 ///

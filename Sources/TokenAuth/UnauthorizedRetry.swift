@@ -5,8 +5,9 @@
 /// redirect the token did not follow, refreshes nothing and is not retried. A DPoP
 /// `use_dpop_nonce` 401 is no judgement of the token either: ``DPoPNonceRetry`` answers it first.
 ///
-/// `SecureAPIClient` and the OpenAPI `TokenMiddleware` both follow it, so a 401 means the same
-/// thing whichever client an app uses. Use one value per request:
+/// ``AuthenticatedTransport`` applies it, and `SecureAPIClient` and the OpenAPI `TokenMiddleware`
+/// both send through that transport, so a 401 means the same thing whichever client an app uses.
+/// Use one value per request:
 ///
 /// ```swift
 /// var rule = UnauthorizedRetry()

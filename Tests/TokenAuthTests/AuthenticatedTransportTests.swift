@@ -101,6 +101,24 @@ struct AuthenticatedTransportTests {
         return (manager, refresher)
     }
 
+    /// `request` through the package entry point (as `SecureAPIClient` sends it), counting attempts.
+    static func send(
+        _ transport: AuthenticatedTransport,
+        attempts: inout Int,
+        prepare: (HTTPRequest, Int) async throws -> HTTPRequest = { head, _ in head }
+    ) async throws(AuthenticatedTransport.Failure) -> HTTPTransportResponse {
+        var state = AuthenticatedTransport.State()
+        return try await transport.send(
+            Self.profile,
+            body: nil,
+            options: HTTPRequestOptions(),
+            use: .token,
+            state: &state,
+            attempts: &attempts,
+            prepare: prepare
+        )
+    }
+
     @Test func aFourOhOneGetsOneRefreshAndOneRetryWithTheNewToken() async throws {
         let (manager, refresher) = try await Self.session()
         let base = ScriptedTransport([Self.invalidToken, .init(status: .ok)])
@@ -120,17 +138,9 @@ struct AuthenticatedTransportTests {
         #expect(refresher.calls == ["refresh-1"])
 
         // Through the package entry point the attempts are counted: two, no loop.
-        var state = AuthenticatedTransport.State()
         var attempts = 1
         let again = ScriptedTransport([Self.invalidToken, Self.invalidToken, Self.invalidToken])
-        let answer = try await AuthenticatedTransport(again, tokens: manager).send(
-            Self.profile,
-            body: nil,
-            options: HTTPRequestOptions(),
-            use: .token,
-            state: &state,
-            attempts: &attempts
-        ) { head, _ in head }
+        let answer = try await Self.send(AuthenticatedTransport(again, tokens: manager), attempts: &attempts)
         #expect(answer.response.status == .unauthorized)
         #expect(attempts == 2)
         #expect(again.sent.count == 2)
@@ -183,17 +193,9 @@ struct AuthenticatedTransportTests {
         }
         let base = ScriptedTransport(challenges + [.init(status: .ok)])
         let transport = AuthenticatedTransport(base, tokens: manager, dpop: DPoPSigner(key: DPoPKey()))
-        var state = AuthenticatedTransport.State()
         var attempts = 1
         do {
-            _ = try await transport.send(
-                Self.profile,
-                body: nil,
-                options: HTTPRequestOptions(),
-                use: .token,
-                state: &state,
-                attempts: &attempts
-            ) { head, _ in head }
+            _ = try await Self.send(transport, attempts: &attempts)
             Issue.record("the challenges were not refused")
         } catch {
             guard case .nonceRejected(let failure, let status) = error else {
@@ -225,16 +227,8 @@ struct AuthenticatedTransportTests {
     @Test func aRequestThatWaitedCarriesTheTokenCurrentWhenItIsBound() async throws {
         let (manager, _) = try await Self.session()
         let base = ScriptedTransport([.init(status: .ok)])
-        var state = AuthenticatedTransport.State()
         var attempts = 1
-        _ = try await AuthenticatedTransport(base, tokens: manager).send(
-            Self.profile,
-            body: nil,
-            options: HTTPRequestOptions(),
-            use: .token,
-            state: &state,
-            attempts: &attempts
-        ) { head, _ in
+        _ = try await Self.send(AuthenticatedTransport(base, tokens: manager), attempts: &attempts) { head, _ in
             // Another request refreshed the token between the start and the connection.
             _ = try await manager.handleUnauthorized(sentToken: "access-1")
             return head
