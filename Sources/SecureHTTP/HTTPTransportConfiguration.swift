@@ -13,7 +13,7 @@ public struct HTTPTransportConfiguration: Sendable {
     /// How redirects are handled. Default: followed, at most 5.
     public var redirects: RedirectPolicy
     /// The fields removed from a request when a redirect leaves its origin (scheme, host and
-    /// port). Default `Authorization`, `Cookie` and `Proxy-Authorization`; add an app's own
+    /// port). Default `Authorization`, `Cookie`, `Proxy-Authorization` and `DPoP`; add an app's own
     /// credential fields (`X-Api-Key`). Removed fields are not restored if a later redirect
     /// comes back to the first origin.
     public var crossOriginStrippedFields: [HTTPField.Name] = HTTPTransportConfiguration.defaultCrossOriginStrippedFields
@@ -120,9 +120,10 @@ public struct HTTPTransportConfiguration: Sendable {
         }
     }
 
-    /// `Authorization`, `Cookie` and `Proxy-Authorization`.
+    /// `Authorization`, `Cookie`, `Proxy-Authorization` and `DPoP` (a proof of possession,
+    /// RFC 9449, is made for the original URL and says nothing another origin should hear).
     public static let defaultCrossOriginStrippedFields: [HTTPField.Name] = [
-        .authorization, .cookie, .proxyAuthorization,
+        .authorization, .cookie, .proxyAuthorization, HTTPField.Name("DPoP")!,
     ]
 
     /// The timeouts of a transport.

@@ -146,14 +146,16 @@ struct RequestRulesLiveTests {
             try await withLoopbackHTTPServer(Live.tls(chain), handler: { _ in .redirect(307, to: target) }) { server in
                 var fields = HTTPFields()
                 fields[apiKey] = "key-123"
-                fields[.authorization] = "Bearer access-token"
-                // The default strips the three credential fields only.
+                fields[.authorization] = "DPoP access-token"
+                fields[HTTPField.Name("DPoP")!] = "eyJ0eXAiOiJkcG9wK2p3dCJ9.proof.signature"
+                // The default strips the four credential fields only.
                 try await withTransport { transport in
                     _ = try await transport.send(get(url(server, "/start"), headers: fields))
                 }
                 let first = try #require(other.statistics.requests.last)
                 #expect(first.header("X-Api-Key") == "key-123")
                 #expect(first.header("Authorization") == nil)
+                #expect(first.header("DPoP") == nil)
                 // An app adds its own.
                 try await withTransport(Live.configuration { $0.crossOriginStrippedFields += [apiKey] }) { transport in
                     _ = try await transport.send(get(url(server, "/start"), headers: fields))
