@@ -8,7 +8,7 @@ import Musl
 import Darwin
 #endif
 
-/// Audits an app project (or a single file) for the security mistakes described in `RULES.md`.
+/// Audits an app project (or a single file) for the security mistakes described in <doc:AuditRules>.
 ///
 /// ```swift
 /// let report = try SecurityAuditor().audit(path: "MyApp")

@@ -7,7 +7,7 @@ import SecureStorage
 /// where a token meets a request.
 ///
 /// It wraps any transport (which knows no tokens) and, for each request:
-/// 1. binds the token when the request has its connection (``SecureHTTP/HTTPRequestOptions/Credential``),
+/// 1. binds the token when the request has its connection (`HTTPRequestOptions.Credential`),
 ///    so a request that waited while the token was refreshed carries the new one, and only to
 ///    the origin of the request: after a redirect to another origin the transport binds nothing;
 /// 2. with a ``DPoPSigner`` and a DPoP-bound session, adds a proof for that hop and token (RFC 9449);
@@ -40,7 +40,7 @@ public struct AuthenticatedTransport: HTTPTransport {
     /// Sends `request` with the session's access token (and a DPoP proof), answering a nonce
     /// challenge and a 401 as the type's summary says.
     ///
-    /// - Throws: the base transport's `SecureHTTPError`; ``SecureHTTP/SecureHTTPError/Code/credentialUnavailable``
+    /// - Throws: the base transport's `SecureHTTPError`; `SecureHTTPError.Code.credentialUnavailable`
     ///   when no valid token could be obtained (the session ended, or a refresh failed), the
     ///   DPoP proof could not be made, or the server kept refusing the proof's nonce. The
     ///   message never holds a token.

@@ -16,7 +16,7 @@ struct Audit: ParsableCommand {
             listed, and do not fail the audit; --include-tests lists and counts them. Every \
             finding has a rule id, a severity (high, medium, low), a file, line and column, what \
             is wrong there and the fix. The rules, with a bad and a good example each, are in the \
-            README (under "securenet audit"). Build folders (.build, DerivedData), dependency folders (Pods, Carthage, \
+            SecurityAudit documentation (its "Audit rules" article). Build folders (.build, DerivedData), dependency folders (Pods, Carthage, \
             node_modules) and hidden folders are skipped.
 
             Suppress one finding with a comment on its line that gives a reason (a suppression \

@@ -250,8 +250,8 @@ extension SecureAPIClient {
         ///     proof with every grant and must answer `token_type: DPoP`; API requests carry
         ///     `Authorization: DPoP <token>` and a proof of their own; `use_dpop_nonce`
         ///     challenges are answered with the newest nonce, at most three times per request
-        ///     and never by a refresh (`DPoPNonceRetry`). Default nil (bearer tokens). See the README's
-        ///     "Bearer or DPoP".
+        ///     and never by a refresh (`DPoPNonceRetry`). Default nil (bearer tokens). See TokenAuth's
+        ///     "Bearer or DPoP" article.
         ///   - now: the token manager's clock.
         public static func oauth(
             tokenPath: String = "oauth/token",

@@ -9,7 +9,7 @@
 ///   a system root is always held to the Web PKI profile.
 ///
 /// The rules that hold under both profiles (name constraints, basic constraints, serial numbers,
-/// key strength, host names, public suffixes) are listed in the README's "What ServerTrust checks".
+/// key strength, host names, public suffixes) are listed in <doc:WhatServerTrustChecks>.
 public struct CertificateProfile: Hashable, Sendable, CustomStringConvertible {
     fileprivate enum Base: String, Hashable, Sendable {
         case webPKI, privatePKI
