@@ -42,8 +42,8 @@ final class HTTP2Connection: Sendable {
         }
     }
 
-    /// Open and not closing: it can take a new stream.
-    var isActive: Bool { self.channel.isActive && !self.activity.isClosing }
+    /// Open, not closing and not gone away: it can take a new stream.
+    var isActive: Bool { self.channel.isActive && !self.activity.isClosing && !self.activity.hasGoneAway }
 
     /// The pool granted a stream of this connection to a request: the connection is not idle
     /// until ``endExchange()`` (so the idle timer cannot close it between the grant and the
@@ -109,6 +109,17 @@ final class HTTP2Connection: Sendable {
                         }
                         guard channel.isActive, !activity.isClosing else {
                             exchange.fail(notSent(ChannelError.ioOnClosedChannel))
+                            return
+                        }
+                        guard !activity.hasGoneAway else {
+                            // RFC 9113 §6.8: after GOAWAY no new stream is processed; the request
+                            // never left, so it is safe to send again on another connection.
+                            var notProcessed = SecureHTTPError(
+                                .requestNotProcessed,
+                                "the server sent GOAWAY before the HTTP/2 stream opened"
+                            )
+                            notProcessed.requestWasNotSent = true
+                            exchange.fail(notProcessed)
                             return
                         }
                         // No promise for the stream: with the parent active (checked just now,

@@ -15,6 +15,8 @@ final class HTTP2StreamActivity: Sendable {
         var active = 1
         var idleSince = NIODeadline.now()
         var closing = false
+        /// The server sent GOAWAY: no new stream may be opened (RFC 9113 §6.8).
+        var goneAway = false
         /// The exchanges in flight, failed at once when the connection fails.
         var streams: [Int: HTTP2Exchange] = [:]
         var nextStream = 0
@@ -28,6 +30,13 @@ final class HTTP2StreamActivity: Sendable {
 
     func markClosing() {
         self.state.withLockedValue { $0.closing = true }
+    }
+
+    /// Whether the server sent GOAWAY: a stream opened now would not be processed.
+    var hasGoneAway: Bool { self.state.withLockedValue { $0.goneAway } }
+
+    func markGoneAway() {
+        self.state.withLockedValue { $0.goneAway = true }
     }
 
     func begin() {
@@ -169,6 +178,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             // frame on (with CANCEL, whatever its documentation says); recorded first, so
             // that those streams know they were not processed. The others may still complete.
             self.goAwayLastStream.withLockedValue { last in last = min(last ?? lastStreamID, lastStreamID) }
+            self.activity.markGoneAway()
             if self.ready != nil {
                 self.fail(
                     context: context,
@@ -199,7 +209,22 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         // A TLS alert after the handshake (TLS 1.3 reports a refused client certificate that
         // way) keeps the name the HTTP/1.1 path gives it; an HTTP/2 error closes the connection.
         let mapped: SecureHTTPError
-        if let error = error as? SecureHTTPError {
+        if self.activity.hasGoneAway, error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
+            // This side's HEADERS crossed the server's GOAWAY: no fault of the server's, and the
+            // connection's other streams carry on. The write of that HEADERS failed too, and
+            // its stream fails as not sent.
+            return
+        } else if self.activity.hasGoneAway, error is NIOHTTP2Errors.IOOnClosedConnection {
+            // After a GOAWAY and its last stream, NIOHTTP2 refuses any further frame (a late
+            // WINDOW_UPDATE from the server, which RFC 9113 §6.8 allows): the connection is
+            // done, and nothing still waiting on it was processed.
+            var notProcessed = SecureHTTPError(
+                .requestNotProcessed,
+                "the server sent GOAWAY before the HTTP/2 stream opened"
+            )
+            notProcessed.requestWasNotSent = true
+            mapped = notProcessed
+        } else if let error = error as? SecureHTTPError {
             mapped = error
         } else if error is NIOSSLError || error is BoringSSLError {
             mapped = self.mapError(error)
