@@ -67,7 +67,10 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let invalidClientIdentity = Code(base: .invalidClientIdentity)
         /// The connection closed before the response was complete.
         public static let connectionClosed = Code(base: .connectionClosed)
-        /// The server's response was not valid HTTP.
+        /// The server's response was not valid HTTP. Over HTTP/2 this includes a stream that this
+        /// client reset because the response broke the protocol (a `content-length` the DATA
+        /// frames contradict, an uppercase or connection-specific field name, a pseudo-header
+        /// after a regular field), which is not ``SecureHTTPError/Code/streamReset``.
         public static let invalidResponse = Code(base: .invalidResponse)
         /// The response body was larger than the configured limit; reading stopped there.
         public static let responseTooLarge = Code(base: .responseTooLarge)

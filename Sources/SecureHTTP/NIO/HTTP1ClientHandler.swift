@@ -7,7 +7,8 @@ import NIOHTTP1
 import NIOSSL
 import NIOTLS
 
-/// One request at a time over an HTTP/1.1 connection. It also reports the end of the TLS
+/// One request at a time over an HTTP/1.1 connection: it reads each response by the rules of an
+/// ``ExchangeStateMachine`` and carries out its actions. It also reports the end of the TLS
 /// handshake, so connection setup can wait for it, enforces each exchange's deadline, and
 /// closes the connection once it has been idle for the idle timeout. All state, timers
 /// included, lives on the event loop: a keep-alive request arms no timer off the loop.

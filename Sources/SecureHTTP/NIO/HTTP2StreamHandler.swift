@@ -59,8 +59,9 @@ final class HTTP2Exchange: Sendable {
 }
 
 /// One exchange on its own HTTP/2 stream: writes the request's HEADERS (and DATA), reads the
-/// response within the size limit, and enforces the exchange's deadline. Every rule of the
-/// HTTP/1.1 handler holds per stream; failing a stream closes only that stream (RST_STREAM).
+/// response by the rules of an ``ExchangeStateMachine`` (the ones ``HTTP1ClientHandler`` follows),
+/// carrying out its actions, and enforces the exchange's deadline. Failing a stream closes only
+/// that stream (RST_STREAM).
 final class HTTP2StreamHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundIn = Never
