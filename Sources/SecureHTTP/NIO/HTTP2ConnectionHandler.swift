@@ -113,16 +113,10 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     private let closeReason: NIOLockedValueBox<SecureHTTPError?>
     /// The last stream id of the server's GOAWAY, read by the streams it closes.
     private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
-    private let idleTimeout: TimeAmount
-    private let pingInterval: TimeAmount?
-    private let pingTimeout: TimeAmount
-
-    private var goingAway = false
-    private var lastStreamLimit = HTTP2ConnectionHandler.assumedStreamLimit
+    /// The connection's settings, GOAWAY, PING and idle state; this handler performs its actions.
+    private var machine: StateMachine
     private let activity: HTTP2StreamActivity
     private let mapError: @Sendable (any Error) -> SecureHTTPError
-    private var lastInbound = NIODeadline.now()
-    private var pingSentAt: NIODeadline?
     /// One timer serves the idle timeout and the PING schedule.
     private let timer = CoalescingTimer()
 
@@ -145,13 +139,16 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         self.multiplexer = multiplexer
         self.events = events
         self.closeReason = closeReason
-        self.idleTimeout = idleTimeout
-        self.pingInterval = pingInterval
-        self.pingTimeout = pingTimeout
+        self.machine = StateMachine(
+            idleTimeout: idleTimeout,
+            pingInterval: pingInterval,
+            pingTimeout: pingTimeout,
+            now: .now()
+        )
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        self.lastInbound = .now()
+        self.machine.readComplete(at: .now())
         self.rearm(context: context)
     }
 
@@ -164,14 +161,17 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         let frame = self.unwrapInboundIn(data)
         switch frame.payload {
         case .settings(.settings(let settings)):
-            let limit = settings.last(where: { $0.parameter == .maxConcurrentStreams }).map(\.value)
-            if let ready = self.ready {
-                self.ready = nil
-                self.lastStreamLimit = limit ?? Self.assumedStreamLimit
-                ready.succeed(.http2(self.multiplexer, maximumStreams: self.lastStreamLimit))
-            } else if let limit, limit != self.lastStreamLimit {
-                self.lastStreamLimit = limit
+            let limit = settings.last(where: { $0.parameter == .maxConcurrentStreams }).map { Int($0.value) }
+            switch self.machine.settingsReceived(maximumConcurrentStreams: limit) {
+            case .ready(let maximumStreams):
+                if let ready = self.ready {
+                    self.ready = nil
+                    ready.succeed(.http2(self.multiplexer, maximumStreams: maximumStreams))
+                }
+            case .streamLimitChanged(let limit):
                 self.events.streamLimitChanged(limit)
+            case .none:
+                break
             }
         case .goAway(let lastStreamID, let code, _):
             // NIOHTTP2 closes the streams above the last stream id just after passing this
@@ -179,21 +179,21 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
             // that those streams know they were not processed. The others may still complete.
             self.goAwayLastStream.withLockedValue { last in last = min(last ?? lastStreamID, lastStreamID) }
             self.activity.markGoneAway()
-            if self.ready != nil {
+            switch self.machine.goAwayReceived() {
+            case .failSetup:
                 self.fail(
                     context: context,
                     SecureHTTPError(.connectionClosed, "the server sent GOAWAY (\(code)) before its settings")
                 )
                 return
-            }
-            if !self.goingAway {
-                self.goingAway = true
+            case .notifyPool:
                 self.events.goingAway()
+            case .none:
+                break
             }
         case .ping(_, ack: true):
             // Alive: the next PING is due an interval from now, not at the timeout.
-            self.pingSentAt = nil
-            self.lastInbound = .now()
+            self.machine.pingAcknowledged(at: .now())
             self.rearm(context: context)
         default:
             break
@@ -201,7 +201,7 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        self.lastInbound = .now()
+        self.machine.readComplete(at: .now())
         context.fireChannelReadComplete()
     }
 
@@ -271,43 +271,37 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
     /// Arms the timer for the next thing due: the idle timeout while no stream is open, the
     /// next PING or its acknowledgement's deadline.
     private func rearm(context: ChannelHandlerContext) {
-        // While exchanges run, the idle check comes back an idle timeout later.
-        var due = self.activity.idleDeadline(after: self.idleTimeout) ?? (.now() + self.idleTimeout)
-        if let interval = self.pingInterval {
-            due = min(due, self.pingSentAt.map { $0 + self.pingTimeout } ?? (self.lastInbound + interval))
-        }
+        let idleDeadline = self.activity.idleDeadline(after: self.machine.idleTimeout)
+        let due = self.machine.nextDue(now: .now(), idleDeadline: idleDeadline)
         self.timer.ensure(firesBy: due, on: context.eventLoop) { self.timerFired(context: context) }
     }
 
     private func timerFired(context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         let now = NIODeadline.now()
-        if let idle = self.activity.idleDeadline(after: self.idleTimeout), idle <= now {
+        let idleDeadline = self.activity.idleDeadline(after: self.machine.idleTimeout)
+        switch self.machine.timerFired(now: now, idleDeadline: idleDeadline) {
+        case .closeIdle:
             self.activity.markClosing()
             context.close(promise: nil)
             return
-        }
-        if let interval = self.pingInterval {
-            if let sent = self.pingSentAt {
-                if sent + self.pingTimeout <= now, self.lastInbound < sent {
-                    self.fail(
-                        context: context,
-                        SecureHTTPError(
-                            .connectionClosed,
-                            "the server did not acknowledge a PING within \(self.pingTimeout)"
-                        )
-                    )
-                    return
-                }
-                if self.lastInbound >= sent { self.pingSentAt = nil }
-            } else if self.lastInbound + interval <= now {
-                self.pingSentAt = now
-                let ping = HTTP2Frame(
-                    streamID: .rootStream,
-                    payload: .ping(HTTP2PingData(withInteger: UInt64(now.uptimeNanoseconds)), ack: false)
+        case .failPingTimeout:
+            self.fail(
+                context: context,
+                SecureHTTPError(
+                    .connectionClosed,
+                    "the server did not acknowledge a PING within \(self.machine.pingTimeout)"
                 )
-                context.writeAndFlush(self.wrapOutboundOut(ping), promise: nil)
-            }
+            )
+            return
+        case .sendPing:
+            let ping = HTTP2Frame(
+                streamID: .rootStream,
+                payload: .ping(HTTP2PingData(withInteger: UInt64(now.uptimeNanoseconds)), ack: false)
+            )
+            context.writeAndFlush(self.wrapOutboundOut(ping), promise: nil)
+        case .none:
+            break
         }
         self.rearm(context: context)
     }
