@@ -147,6 +147,7 @@ let package = Package(
         .target(
             name: "SecureNetworking",
             dependencies: [
+                "SecureNetworkingInternal",
                 "ServerTrust",
                 "SecureCrypto",
                 "SecureStorage",

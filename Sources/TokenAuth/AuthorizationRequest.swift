@@ -212,7 +212,7 @@ public struct AuthorizationRequest: Sendable, CustomStringConvertible, CustomDeb
         if let nonce { items.append(URLQueryItem(name: "nonce", value: nonce)) }
         // Spaces as %20, which form decoding and RFC 3986 decoding read alike (`+` is a space
         // only to the former).
-        func encode(_ text: String) -> String { FormEncoding.encode(text).replacingOccurrences(of: "+", with: "%20") }
+        func encode(_ text: String) -> String { PercentEncoder.encode(text) }
         components?.percentEncodedQuery = items.map { "\(encode($0.name))=\(encode($0.value ?? ""))" }.joined(
             separator: "&"
         )

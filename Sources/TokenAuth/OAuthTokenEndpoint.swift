@@ -2,6 +2,7 @@ public import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
 public import SecureHTTP
+import SecureNetworkingInternal
 
 /// An OAuth 2 token endpoint (RFC 6749) reached through an `HTTPTransport`: the refresh-token,
 /// password and client-credentials grants, with RFC 6749 §5.2 errors parsed into
@@ -389,20 +390,8 @@ struct OAuthErrorBody: Decodable {
 /// `application/x-www-form-urlencoded` (RFC 6749 Appendix B: UTF-8, then percent-encoding of
 /// everything but unreserved characters, space as `+`).
 enum FormEncoding {
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
-
     static func encode(_ text: String) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            if Self.unreserved.contains(byte) {
-                output.unicodeScalars.append(UnicodeScalar(byte))
-            } else if byte == 0x20 {
-                output += "+"
-            } else {
-                output += String(format: "%%%02X", byte)
-            }
-        }
-        return output
+        PercentEncoder.encode(text, spaceAsPlus: true)
     }
 
     static func encode(_ fields: [(String, String)]) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import SecureNetworkingInternal
 import SecureStorage
 
 /// How a refresh of a session starts, for a store shared across processes or not.
@@ -43,7 +44,7 @@ extension TokenManager {
     ///   could not be read or written, or another process's lease stayed live for longer than
     ///   ``Configuration/crossProcessLockTimeout`` (`lockTimeout`).
     func claimRefresh(of stale: TokenBundle) async throws(TokenAuthError) -> RefreshClaim {
-        let patience = Self.seconds(self.configuration.crossProcessLockTimeout)
+        let patience = self.configuration.crossProcessLockTimeout.timeInterval
         var waitingSince: Date?
         while true {
             let lock: CrossProcessLock?
@@ -107,7 +108,7 @@ extension TokenManager {
         RefreshLease(
             owner: self.leaseOwner,
             processID: RefreshLease.currentProcessID,
-            expires: now.addingTimeInterval(Self.seconds(self.configuration.refreshLeaseDuration))
+            expires: now.addingTimeInterval(self.configuration.refreshLeaseDuration.timeInterval)
         )
     }
 

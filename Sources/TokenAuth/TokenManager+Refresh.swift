@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import SecureNetworkingInternal
 import SecureStorage
 
 extension TokenManager {
@@ -25,7 +26,7 @@ extension TokenManager {
             self.refreshNotBefore = nil
         }
         if self.countsTowardsTheLoopGuard(stale) {
-            let windowStart = now.addingTimeInterval(-Self.seconds(self.configuration.refreshWindow))
+            let windowStart = now.addingTimeInterval(-self.configuration.refreshWindow.timeInterval)
             self.refreshTimes.removeAll { $0 < windowStart }
             if self.refreshTimes.count >= self.configuration.maximumRefreshes {
                 throw TokenAuthError(
@@ -140,7 +141,7 @@ extension TokenManager {
     /// Notes a `Retry-After` of a failed refresh; returns the error.
     func noteRetryAfter(_ error: TokenAuthError, generation: Int) -> TokenAuthError {
         if let retryAfter = error.retryAfter, self.generation == generation {
-            self.refreshNotBefore = self.now().addingTimeInterval(Self.seconds(retryAfter))
+            self.refreshNotBefore = self.now().addingTimeInterval(retryAfter.timeInterval)
         }
         return error
     }

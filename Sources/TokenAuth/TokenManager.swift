@@ -1,5 +1,6 @@
 public import CoreMetrics
 public import Foundation
+import SecureNetworkingInternal
 public import SecureStorage
 
 /// Holds a session's tokens and hands out valid access tokens.
@@ -212,7 +213,7 @@ public actor TokenManager {
         let now = self.now()
         self.lastActivity = now
         guard let timeout = self.configuration.inactivityTimeout else { return }
-        let interval = min(60, Self.seconds(timeout) / 10)
+        let interval = min(60, timeout.timeInterval / 10)
         if let persisted = self.lastPersistedActivity, now.timeIntervalSince(persisted) < interval { return }
         self.lastPersistedActivity = now
         // A store that cannot keep it only makes a relaunch judge from the previous write.
@@ -232,7 +233,7 @@ public actor TokenManager {
             return false
         }
         let idle = self.now().timeIntervalSince(last)
-        guard idle >= Self.seconds(timeout) else { return false }
+        guard idle >= timeout.timeInterval else { return false }
         await self.endSession(.inactivity)
         return true
     }
@@ -354,17 +355,12 @@ public actor TokenManager {
 
     /// Whether `bundle` should be refreshed now.    /// Whether `bundle` should be refreshed now.
     func needsRefresh(_ bundle: TokenBundle) -> Bool {
-        var leeway = Self.seconds(self.configuration.refreshLeeway)
+        var leeway = self.configuration.refreshLeeway.timeInterval
         if let issued = bundle.issuedAt {
             let lifetime = bundle.expiresAt.timeIntervalSince(issued)
             if lifetime > 0 { leeway = min(leeway, lifetime * self.configuration.shortLivedFraction) }
         }
         return self.now() >= bundle.expiresAt.addingTimeInterval(-leeway)
-    }
-
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SecureNetworkingInternal
 
 /// Free text the user typed, made safe to send: Unicode NFC, control and bidirectional-override
 /// characters removed, length limited in grapheme clusters (what the user sees as characters,
@@ -136,8 +137,6 @@ public struct IdentifierRule: Hashable, Sendable {
 /// (`A–Z a–z 0–9 - . _ ~`) stay as they are, so a value can never add a path segment, a query
 /// parameter or a fragment.
 public enum PercentEncoding {
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
-
     /// One path segment: `a/b?c` becomes `a%2Fb%3Fc`. `.` and `..` are encoded so they cannot
     /// climb the path.
     public static func pathSegment(_ value: String) -> String {
@@ -152,14 +151,6 @@ public enum PercentEncoding {
     }
 
     private static func encode(_ value: String) -> String {
-        var output = ""
-        for byte in value.utf8 {
-            if Self.unreserved.contains(byte) {
-                output.unicodeScalars.append(UnicodeScalar(byte))
-            } else {
-                output += String(format: "%%%02X", byte)
-            }
-        }
-        return output
+        PercentEncoder.encode(value)
     }
 }

@@ -107,8 +107,6 @@ extension ReferenceResponder {
     }
 
     static func formEncode(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        PercentEncoder.encode(text)
     }
 }

@@ -173,14 +173,6 @@ enum FieldBytes {
     }
 }
 
-enum IPAddressLiteral {
-    static func isIPAddress(_ host: String) -> Bool {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
-    }
-}
-
 extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components

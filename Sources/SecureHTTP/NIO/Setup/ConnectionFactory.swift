@@ -113,7 +113,7 @@ final class ConnectionFactory: Sendable {
                                         ServerHelloSniffer(found: trust.negotiated)
                                     )
                                 }
-                                let serverName = IPAddressLiteral.isIPAddress(host) ? nil : host
+                                let serverName = IPAddress(host) != nil ? nil : host
                                 let tls = try NIOSSLClientHandler(
                                     context: sslContext,
                                     serverHostname: serverName,
