@@ -16,6 +16,7 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
     case projectOnPool = "project-pool"
     case asyncHTTPClient = "ahc"
     case limit
+    case limitOnPool = "limit-pool"
     case wire
 
     var title: String {
@@ -28,6 +29,8 @@ enum ClientKind: String, CaseIterable, Codable, Sendable {
             "AsyncHTTPClient 1.37.0 (full verification; HTTP/1.1 only, or .automatic on the h2 workloads)"
         case .limit:
             "bare NIO + NIOSSL (+ NIOHTTP2 on the h2 workloads), each request awaited from a task on the event loop, like the project's, and resumed directly by the handler with no promise (the async limit: what awaiting a request costs, and nothing else)"
+        case .limitOnPool:
+            "the same bare client awaited from tasks on Swift's global concurrent executor (no executor preference), its continuation resumed straight from the handler: the honest floor for `project-pool`, the call path an app or a server handler writes"
         case .wire:
             "bare NIO + NIOSSL, each keep-alive request sent from the previous response on the event loop (the wire limit; keep-alive workloads only)"
         }
@@ -151,8 +154,10 @@ final class LimitClient: BenchClient {
     private let endpoint: ServerEndpoint
     private let context: NIOSSLContext
     private let idle = NIOLockedValueBox<[any Channel]>([])
+    private let onLoop: Bool
 
-    init(endpoint: ServerEndpoint, group: any EventLoopGroup) throws {
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup, onLoop: Bool = true) throws {
+        self.onLoop = onLoop
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
         tls.applicationProtocols = ["http/1.1"]
@@ -202,9 +207,10 @@ final class LimitClient: BenchClient {
             .get()
     }
 
-    /// The event loop, as for the project: the request is written from the task with no hop.
+    /// The event loop, as for the project: the request is written from the task with no hop
+    /// (`limit`); or none, the global executor (`limit-pool`).
     func makeTaskExecutor() -> (any TaskExecutor)? {
-        EventLoopTaskExecutor(self.group.next())
+        self.onLoop ? EventLoopTaskExecutor(self.group.next()) : nil
     }
 
     func shutdown() async throws {

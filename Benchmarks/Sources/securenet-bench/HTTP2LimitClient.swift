@@ -15,8 +15,10 @@ final class HTTP2LimitClient: BenchClient {
     private let endpoint: ServerEndpoint
     private let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
+    private let onLoop: Bool
 
-    init(endpoint: ServerEndpoint, group: any EventLoopGroup) async throws {
+    init(endpoint: ServerEndpoint, group: any EventLoopGroup, onLoop: Bool = true) async throws {
+        self.onLoop = onLoop
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
         tls.applicationProtocols = ["h2"]
@@ -83,7 +85,7 @@ final class HTTP2LimitClient: BenchClient {
     }
 
     func makeTaskExecutor() -> (any TaskExecutor)? {
-        EventLoopTaskExecutor(self.channel.eventLoop)
+        self.onLoop ? EventLoopTaskExecutor(self.channel.eventLoop) : nil
     }
 
     func shutdown() async throws {

@@ -34,7 +34,7 @@ struct ClientCommand: AsyncParsableCommand {
         abstract: "One client process running one workload (started by `run`)."
     )
 
-    @Option(help: "project, ahc, limit or wire (keep-alive workloads only).")
+    @Option(help: "project, project-pool, ahc, limit, limit-pool or wire (keep-alive workloads only).")
     var kind: String
     @Option(help: "keepalive, newconn, large, tokens-expired, tokens-rejected, trust or store.")
     var workload: String

@@ -174,12 +174,27 @@ struct Report {
             rows.append(("\(id): ≥ 2.0× AsyncHTTPClient", String(format: "%.2f×", ahc), ahc >= 2.0))
             rows.append(("\(id): ≥ 0.9× the async limit", String(format: "%.2f×", limit), limit >= 0.9))
             rows.append(("\(id): ≥ 0.9× the wire limit", String(format: "%.2f×", wire), wire >= 0.9))
+            if !self.rate(spec, .limitOnPool).isEmpty {
+                let pool = self.med(self.rate(spec, .projectOnPool)) / self.med(self.rate(spec, .limitOnPool))
+                rows.append(
+                    ("\(id): project-pool ≥ 0.9× the global-executor floor", String(format: "%.2f×", pool), pool >= 0.9)
+                )
+            }
         }
         for id in ["h2-keepalive-c1", "h2-keepalive-c32", "h2-keepalive-c128"] {
             guard let spec = spec(id) else { continue }
             let project = self.med(self.rate(spec, .project))
             let limit = project / self.med(self.rate(spec, .limit))
             rows.append(("\(id): ≥ 0.9× the bare HTTP/2 client", String(format: "%.2f×", limit), limit >= 0.9))
+            if !self.rate(spec, .limitOnPool).isEmpty {
+                let pool = self.med(self.rate(spec, .projectOnPool)) / self.med(self.rate(spec, .limitOnPool))
+                rows.append(
+                    (
+                        "\(id): project-pool ≥ 0.9× the bare HTTP/2 client on the global executor",
+                        String(format: "%.2f×", pool), pool >= 0.9
+                    )
+                )
+            }
             guard id != "h2-keepalive-c1" else { continue }
             let ahc = project / self.med(self.rate(spec, .asyncHTTPClient))
             let cpu = self.med(self.runs(spec, .project).map(\.result.cpuMicrosecondsPerRequest))

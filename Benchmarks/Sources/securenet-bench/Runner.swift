@@ -92,7 +92,8 @@ struct RunSpec: Sendable {
         let everyone = ClientKind.allCases
         // The wire limit keeps its connections alive; a new connection per request has no wire row.
         let keepAlive = everyone
-        let fresh = everyone.filter { $0 != .wire }
+        // A new connection per request: the handshake dominates; where the task runs does not.
+        let fresh = everyone.filter { $0 != .wire && $0 != .limitOnPool }
         return [
             RunSpec(
                 id: "keepalive-c1",
@@ -140,7 +141,7 @@ struct RunSpec: Sendable {
                 workload: "keepalive",
                 concurrency: 1,
                 requests: n(10_000),
-                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit, .limitOnPool],
                 http2: true
             ),
             RunSpec(
@@ -149,7 +150,7 @@ struct RunSpec: Sendable {
                 workload: "keepalive",
                 concurrency: 32,
                 requests: n(10_000),
-                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit, .limitOnPool],
                 http2: true
             ),
             RunSpec(
@@ -158,7 +159,7 @@ struct RunSpec: Sendable {
                 workload: "keepalive",
                 concurrency: 128,
                 requests: n(10_000),
-                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit, .limitOnPool],
                 http2: true
             ),
             RunSpec(
@@ -167,7 +168,7 @@ struct RunSpec: Sendable {
                 workload: "large",
                 concurrency: 8,
                 requests: n(1_000),
-                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit],
+                clients: [.project, .projectOnPool, .asyncHTTPClient, .limit, .limitOnPool],
                 http2: true
             ),
             RunSpec(

@@ -122,6 +122,11 @@ func runNetworkWorkload(
             http2
             ? try await HTTP2LimitClient(endpoint: endpoint, group: group)
             : try LimitClient(endpoint: endpoint, group: group)
+    case .limitOnPool:
+        client =
+            http2
+            ? try await HTTP2LimitClient(endpoint: endpoint, group: group, onLoop: false)
+            : try LimitClient(endpoint: endpoint, group: group, onLoop: false)
     case .wire:
         let result: RunResult
         do {
