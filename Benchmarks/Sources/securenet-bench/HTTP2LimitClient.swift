@@ -70,7 +70,10 @@ final class HTTP2LimitClient: BenchClient {
         let (status, bytes) = try await withUnsafeThrowingContinuation {
             (continuation: UnsafeContinuation<(Int, Int), any Error>) in
             let open: @Sendable () -> Void = {
-                multiplexer.createStreamChannel(promise: nil) { stream in
+                let created = loop.makePromise(of: (any Channel).self)
+                // A stream that cannot be opened fails the request instead of leaving it waiting.
+                created.futureResult.whenFailure { continuation.resume(throwing: $0) }
+                multiplexer.createStreamChannel(promise: created) { stream in
                     stream.eventLoop.makeCompletedFuture {
                         try stream.pipeline.syncOperations.addHandler(
                             HTTP2LimitStreamHandler(headers: headers, continuation: continuation)
@@ -113,11 +116,25 @@ final class HTTP2LimitStreamHandler: ChannelInboundHandler {
         self.continuation = nil
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    private var sent = false
+
+    /// The request goes out once the stream is active, whether it already was when this handler
+    /// was added (then `channelActive` never comes) or becomes so later.
+    private func send(_ context: ChannelHandlerContext) {
+        guard !self.sent else { return }
+        self.sent = true
         context.writeAndFlush(
             self.wrapOutboundOut(.headers(.init(headers: self.headers, endStream: true))),
             promise: nil
         )
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { self.send(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.send(context)
         context.fireChannelActive()
     }
 
