@@ -5,24 +5,6 @@ import SecureNetworking
 import SecureNetworkingTesting
 import Testing
 
-/// Counts refreshes and answers each with a new access token.
-private final class CountingRefresher: TokenRefresher {
-    let calls = NIOLockedValueBox(0)
-
-    func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
-        let number = self.calls.withLockedValue {
-            $0 += 1
-            return $0
-        }
-        return TokenResponse(
-            accessToken: "access-\(number)",
-            tokenType: "Bearer",
-            expiresIn: 3600,
-            refreshToken: "refresh-\(number)"
-        )
-    }
-}
-
 @Suite("API client: a 401 judges the token only where the token was sent")
 struct APIClientOriginTests {
     @Test func aFourOhOneFromAnotherOriginAfterARedirectDoesNotRefresh() async throws {

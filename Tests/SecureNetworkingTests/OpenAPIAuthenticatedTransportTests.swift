@@ -7,24 +7,6 @@ import SecureNetworkingOpenAPI
 import SecureNetworkingTesting
 import Testing
 
-/// Counts refreshes and answers each with a new DPoP-bound access token.
-private final class DPoPRefresher: TokenRefresher {
-    let calls = NIOLockedValueBox(0)
-
-    func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
-        let number = self.calls.withLockedValue {
-            $0 += 1
-            return $0
-        }
-        return TokenResponse(
-            accessToken: "access-\(number)",
-            tokenType: "DPoP",
-            expiresIn: 3600,
-            refreshToken: "refresh-\(number)"
-        )
-    }
-}
-
 /// The claims of a DPoP proof (its signature is the signer's business, tested in TokenAuthTests).
 private func claims(_ proof: String?) -> [String: Any]? {
     guard let proof else { return nil }
@@ -54,7 +36,7 @@ struct OpenAPIAuthenticatedTransportTests {
         }
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try pki.validChain()), handler: handler) {
             api in
-            let refresher = DPoPRefresher()
+            let refresher = CountingRefresher(tokenType: "DPoP")
             let manager = TokenManager(store: InMemoryStore(), refresher: refresher)
             try await manager.signIn(
                 TokenBundle(

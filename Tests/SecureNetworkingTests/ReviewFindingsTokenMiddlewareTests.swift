@@ -7,24 +7,6 @@ import SecureNetworkingOpenAPI
 import SecureNetworkingTesting
 import Testing
 
-/// Counts refreshes and answers each with a new access token.
-private final class MiddlewareRefresher: TokenRefresher {
-    let calls = NIOLockedValueBox(0)
-
-    func refresh(using refreshToken: String) async throws(TokenAuthError) -> TokenResponse {
-        let number = self.calls.withLockedValue {
-            $0 += 1
-            return $0
-        }
-        return TokenResponse(
-            accessToken: "access-\(number)",
-            tokenType: "Bearer",
-            expiresIn: 3600,
-            refreshToken: "refresh-\(number)"
-        )
-    }
-}
-
 @Suite("OpenAPI TokenMiddleware: a 401 judges the token only where the token was sent")
 struct ReviewFindingsTokenMiddlewareTests {
     /// The rule `SecureAPIClient` follows (`UnauthorizedRetry`): after a redirect to another
@@ -46,7 +28,7 @@ struct ReviewFindingsTokenMiddlewareTests {
                     request.uri == "/moved" ? .redirect(307, to: target) : unauthorized
                 }
             ) { api in
-                let refresher = MiddlewareRefresher()
+                let refresher = CountingRefresher()
                 let manager = TokenManager(store: InMemoryStore(), refresher: refresher)
                 try await manager.signIn(
                     TokenBundle(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: Date() + 3600)
