@@ -40,7 +40,8 @@ dictionary() {
 # `<array><!--</array>-->` trick that hid depth from a counter, is 35 to 110 KB.
 max_len() {
   case "$1" in
-    policy-json | info-plist | security-audit) echo 131072 ;;
+    policy-json | info-plist) echo 131072 ;;
+    security-audit) echo 16385 ;; # the target's kind byte and its 16 KB file limit
     *) echo "" ;;
   esac
 }

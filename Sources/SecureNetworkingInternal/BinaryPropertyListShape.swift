@@ -13,8 +13,20 @@ package enum BinaryPropertyListShape {
     }
 
     /// Refuses `bytes` unless every container nests at most `maximumDepth` deep and the
-    /// expanded tree holds at most `maximumValues` values (keys included).
+    /// expanded tree holds at most `maximumValues` values (keys included), and at most one per
+    /// byte of the file.
+    ///
+    /// Each reference takes at least a byte, so a file whose arrays and dictionaries are not
+    /// shared (CoreFoundation's writer never shares them; it shares equal strings, numbers and
+    /// dates) expands to fewer values than it has bytes. Only a shared container multiplies
+    /// the values, and the per-byte bound keeps a decoder's work linear in the file: 2 KB of
+    /// shared arrays expanding to 990,000 strings took the audit 19 s under AddressSanitizer.
     package static func check(_ bytes: [UInt8], maximumDepth: Int, maximumValues: Int) throws(Refusal) {
+        let limit = min(maximumValues, bytes.count)
+        let tooMany =
+            limit < maximumValues
+            ? Refusal(reason: "binary property list expands to more values than its \(bytes.count) bytes")
+            : Refusal(reason: "binary property list expands to more than \(maximumValues) values")
         let malformed = Refusal(reason: "malformed binary property list")
         guard bytes.count >= 8 + 1 + 32, bytes.starts(with: Array("bplist0".utf8)) else { throw malformed }
         let trailer = bytes.count - 32
@@ -89,9 +101,7 @@ package enum BinaryPropertyListShape {
         func fold(_ child: (height: Int, values: Int)) throws(Refusal) {
             stack[stack.count - 1].height = max(stack[stack.count - 1].height, child.height)
             stack[stack.count - 1].values += child.values
-            guard stack[stack.count - 1].values <= maximumValues else {
-                throw Refusal(reason: "binary property list expands to more than \(maximumValues) values")
-            }
+            guard stack[stack.count - 1].values <= limit else { throw tooMany }
         }
         if try enter(top) != nil { return }
         while let frame = stack.last {

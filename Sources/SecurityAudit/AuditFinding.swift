@@ -108,8 +108,14 @@ public struct AuditFinding: Sendable, Codable, Hashable {
     }
 
     /// A copy of this finding with `fingerprint` computed from the text of its line.
-    func fingerprinted(lineText: Substring) -> AuditFinding {
-        let trimmed = lineText.trimmingCharacters(in: .whitespacesAndNewlines)
+    func withFingerprint(_ fingerprint: String) -> AuditFinding {
+        var copy = self
+        copy.fingerprint = fingerprint
+        return copy
+    }
+
+    /// The fingerprint from the line's text without its surrounding white space.
+    func fingerprinted(trimmedLine trimmed: String) -> AuditFinding {
         let hash = Fingerprint.fnv1a64("\(ruleID)|\(path)|\(trimmed.isEmpty ? message : trimmed)")
         var copy = self
         copy.fingerprint = hash
@@ -154,12 +160,34 @@ enum Fingerprint {
     }
 
     /// Sets the fingerprint of every finding from the lines of `text`.
+    ///
+    /// A line's fingerprint is computed once per rule: thousands of findings of one rule on one
+    /// long line (a minified property list) would otherwise trim and hash that line once each,
+    /// quadratic in the file (found by the security-audit fuzz target: 28 s for 4,500 URLs on
+    /// one 130 KB line).
     static func assign(_ findings: [AuditFinding], text: String) -> [AuditFinding] {
         guard !findings.isEmpty else { return findings }
         let lines = text.lines
+        var trimmedLines: [Int: String] = [:]
+        var known: [String: String] = [:]
         return findings.map { finding in
-            let line = finding.line >= 1 && finding.line <= lines.count ? lines[finding.line - 1] : ""
-            return finding.fingerprinted(lineText: line)
+            let number = finding.line
+            let trimmed =
+                trimmedLines[number]
+                ?? {
+                    let line = number >= 1 && number <= lines.count ? lines[number - 1] : ""
+                    let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                    trimmedLines[number] = trimmed
+                    return trimmed
+                }()
+            // An empty line is fingerprinted by the message, which is short; a line by its text,
+            // once per rule.
+            guard !trimmed.isEmpty else { return finding.fingerprinted(trimmedLine: "") }
+            let key = "\(finding.ruleID)|\(number)"
+            if let fingerprint = known[key] { return finding.withFingerprint(fingerprint) }
+            let fingerprinted = finding.fingerprinted(trimmedLine: trimmed)
+            known[key] = fingerprinted.fingerprint
+            return fingerprinted
         }
     }
 }

@@ -150,15 +150,18 @@ enum PropertyListParser {
     }
 
     /// Converts a Foundation property-list object; dictionary keys are sorted for determinism.
+    ///
+    /// Strings, the most common values, are tried first: a failed cast to a collection is the
+    /// dearest step of the conversion on Linux.
     static func convert(_ object: Any) -> PlistNode {
+        if let string = object as? String { return PlistNode(value: .string(string), line: 1) }
+        if let array = object as? [Any] { return PlistNode(value: .array(array.map(convert)), line: 1) }
         if let dictionary = object as? [String: Any] {
             let entries = dictionary.keys.sorted().map { key in
                 PlistEntry(key: key, keyLine: 1, node: convert(dictionary[key] as Any))
             }
             return PlistNode(value: .dictionary(entries), line: 1)
         }
-        if let array = object as? [Any] { return PlistNode(value: .array(array.map(convert)), line: 1) }
-        if let string = object as? String { return PlistNode(value: .string(string), line: 1) }
         if let flag = object as? Bool { return PlistNode(value: .bool(flag), line: 1) }
         if let number = object as? NSNumber { return PlistNode(value: .number(number.stringValue), line: 1) }
         return PlistNode(value: .other, line: 1)

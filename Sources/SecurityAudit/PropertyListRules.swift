@@ -18,6 +18,11 @@ struct PropertyListRules {
     /// For a preprocessed Info.plist: the conditional branch of each line inside one.
     var conditions: [Int: String] = [:]
     private(set) var findings: [AuditFinding] = []
+    /// The string values already checked, with their keys and lines: the same value under the
+    /// same key on the same line can only repeat a finding (a minified property list holds
+    /// everything on line 1, and a binary one has no lines; CoreFoundation's writer stores equal
+    /// strings once, however often they are referenced).
+    private var checkedStrings: Set<String> = []
 
     /// Parses and audits a property list. Throws when the file is not a property list.
     static func audit(
@@ -35,12 +40,14 @@ struct PropertyListRules {
         if !isBinary, InfoPlistPreprocessor.hasDirective(sourceLines) {
             rules.conditions = InfoPlistPreprocessor.conditions(lines: sourceLines)
             for root in try Self.branches(of: text, lines: sourceLines) { rules.check(root) }
-            // Two readings report what both branches share twice: once is enough.
-            var seen = Set<String>()
-            rules.findings = rules.findings.filter { seen.insert("\($0.ruleID) \($0.line) \($0.message)").inserted }
         } else {
             rules.check(try PropertyListParser.parse(data))
         }
+        // Two readings of a preprocessed file report what both branches share twice, and one
+        // line may hold the same value many times (a minified file): a finding that says the
+        // same thing at the same place is reported once.
+        var seen = Set<String>()
+        rules.findings = rules.findings.filter { seen.insert("\($0.ruleID) \($0.line) \($0.message)").inserted }
         let comments: [SuppressionParser.Parsed]
         if isBinary {
             comments = []
@@ -236,6 +243,7 @@ struct PropertyListRules {
         case .array(let items):
             for item in items { checkStrings(item, key: key) }
         case .string(let text):
+            guard self.checkedStrings.insert("\(node.line)\u{0}\(key ?? "")\u{0}\(text)").inserted else { return }
             if let host = CleartextURL.nonLocalHost(in: text), !Self.isMetadataKey(key) {
                 report(
                     .cleartextHTTPURL,

@@ -237,4 +237,36 @@ struct PropertyListRuleTests {
         #expect(list.findings.isEmpty)
         #expect(list.suppressed.map { "\($0.ruleID)@\($0.line)" } == ["SN005@6"])
     }
+
+    @Test("the same value at the same place is one finding; different values on one line are each one")
+    func repeatedValuesOnOneLine() {
+        let line =
+            "<array><string>http://api.shop.com/</string><string>http://api.shop.com/</string>"
+            + "<string>http://cdn.shop.com/</string><string>http://api.shop.com/</string></array>"
+        let report = SecurityAuditor().audit(
+            propertyList: Data(("<?xml version=\"1.0\"?><plist version=\"1.0\">" + line + "</plist>\n").utf8)
+        )
+        #expect(
+            report.findings.map { "\($0.ruleID)@\($0.line): \($0.message)" } == [
+                "SN005@1: cleartext URL to api.shop.com can be read and altered on the network",
+                "SN005@1: cleartext URL to cdn.shop.com can be read and altered on the network",
+            ]
+        )
+        // The same value on two lines is two findings.
+        let twoLines = SecurityAuditor().audit(
+            propertyList: plist(
+                "<key>A</key><string>http://api.shop.com/</string>\n<key>B</key><string>http://api.shop.com/</string>"
+            )
+        )
+        #expect(twoLines.findings.map(\.line) == [5, 6])
+        // Binary: every value is on line 1, and a string CoreFoundation stores once but references
+        // 1,000 times is one finding.
+        let binary = try? PropertyListSerialization.data(
+            fromPropertyList: ["Mirrors": Array(repeating: "http://api.shop.com/", count: 1000)],
+            format: .binary,
+            options: 0
+        )
+        let fromBinary = SecurityAuditor().audit(propertyList: binary ?? Data())
+        #expect(fromBinary.findings.map(\.ruleID) == ["SN005"])
+    }
 }

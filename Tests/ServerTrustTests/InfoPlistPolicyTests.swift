@@ -384,10 +384,30 @@ struct InfoPlistPolicyTests {
     /// the next level expand to four million values (the decoder copies each; 24 levels took
     /// 18 s and 2 GB), and are refused before decoding.
     @Test func aBinaryPropertyListThatExpandsToMillionsOfValuesIsRefused() {
+        let file = Self.nestedBinary(arrays: 22, width: 2)
         let error = #expect(throws: ServerTrustError.self) {
-            try TransportSecurityPolicy.readInfoPlist(Self.nestedBinary(arrays: 22, width: 2))
+            try TransportSecurityPolicy.readInfoPlist(file)
         }
-        #expect(error?.message == "$: binary property list expands to more than 1000000 values")
+        #expect(error?.message == "$: binary property list expands to more values than its \(file.count) bytes")
+    }
+
+    /// The bound is one value per byte of the file: a file whose arrays and dictionaries are
+    /// not shared (what CoreFoundation writes) always fits it, whatever its size, and shared
+    /// arrays that multiply past it are refused however few values they make.
+    @Test func sharedArraysMayNotExpandPastTheFilesSize() throws {
+        // Nine levels of two references to the next: 2^9 empty arrays from 84 bytes of objects.
+        let shared = Self.nestedBinary(arrays: 10, width: 2)
+        #expect(shared.count < 1 << 9)
+        let error = #expect(throws: ServerTrustError.self) { try TransportSecurityPolicy.readInfoPlist(shared) }
+        #expect(error?.message == "$: binary property list expands to more values than its \(shared.count) bytes")
+        // The same values unshared fit: 100,000 references to one string (CoreFoundation shares
+        // equal strings) in a dictionary of ATS settings.
+        let settings: [String: Any] = [
+            "NSAppTransportSecurity": ["NSAllowsArbitraryLoads": false],
+            "Padding": Array(repeating: "same", count: 100_000),
+        ]
+        let flat = try PropertyListSerialization.data(fromPropertyList: settings, format: .binary, options: 0)
+        #expect(throws: Never.self) { try TransportSecurityPolicy.readInfoPlist(flat) }
     }
 
     /// Formats the decoder would convert or parse out of sight of the depth check are refused:
