@@ -107,8 +107,8 @@ struct ConnectionPoolStateMachineTests {
         // HTTP/2 with a limit of 3: two waiters get streams, the third waits for one.
         #expect(machine.connected("a", 10, .http2(maximumStreams: 3)) == [.handOver(10, to: 2), .handOver(10, to: 3)])
         #expect(machine.multiplexed("a") == [.init(used: 3, maximum: 3)])
-        #expect(machine.releaseStream("a", 10) == (close: false, then: .handOver(10, to: 4)))
-        #expect(machine.releaseStream("a", 10) == (close: false, then: .none))
+        #expect(machine.releaseStream("a", 10) == (close: false, idle: false, then: .handOver(10, to: 4)))
+        #expect(machine.releaseStream("a", 10) == (close: false, idle: false, then: .none))
         #expect(machine.lease("a", waiter: 5, mayMultiplex: true) == .use(10))
         #expect(machine.counts("a").connecting == 0)
     }
@@ -147,7 +147,7 @@ struct ConnectionPoolStateMachineTests {
         #expect(wakes == [.connect(for: 2)])
         #expect(machine.multiplexed("a") == [.init(used: 1, maximum: 1, draining: true)])
         // Its last stream ends: close it.
-        #expect(machine.releaseStream("a", 10) == (close: true, then: .none))
+        #expect(machine.releaseStream("a", 10) == (close: true, idle: false, then: .none))
         #expect(machine.multiplexed("a") == [])
     }
 
@@ -155,17 +155,17 @@ struct ConnectionPoolStateMachineTests {
         var machine = Machine(maximumPerKey: 6, maximumMultiplexedPerKey: 2)
         #expect(machine.lease("a", waiter: 1, mayMultiplex: true) == .connect)
         #expect(machine.connected("a", 10, .http2(maximumStreams: 5)) == [])
-        #expect(machine.releaseStream("a", 10) == (close: false, then: .none))
+        #expect(machine.releaseStream("a", 10) == (close: false, idle: true, then: .none))
         #expect(machine.lease("a", waiter: 2, mayMultiplex: true) == .use(10))
         #expect(machine.multiplexedConnectionGone("a", 10) == [])
         #expect(machine.lease("a", waiter: 3, mayMultiplex: true) == .connect)
         #expect(machine.connected("a", 11, .http2(maximumStreams: 5)) == [])
         #expect(machine.lease("a", waiter: 4, mayMultiplex: true) == .use(11))
-        #expect(machine.releaseStream("a", 11) == (close: false, then: .none))
+        #expect(machine.releaseStream("a", 11) == (close: false, idle: false, then: .none))
         let (close, fail) = machine.shutDown()
         #expect(close == [])
         #expect(fail == [])
-        #expect(machine.releaseStream("a", 11) == (close: true, then: .none))
+        #expect(machine.releaseStream("a", 11) == (close: true, idle: false, then: .none))
         #expect(machine.lease("a", waiter: 5, mayMultiplex: true) == .fail)
     }
 }

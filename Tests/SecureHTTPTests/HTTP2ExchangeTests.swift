@@ -17,13 +17,14 @@ struct HTTP2ExchangeTests {
     }
 
     @Test func aFailedConnectionFailsItsRegisteredExchangesAtOnceAndNoOthers() async {
-        let activity = HTTP2StreamActivity()
+        let state = HTTP2ConnectionState()
         let inFlight = HTTP2Exchange()
-        _ = activity.register(inFlight)
+        _ = state.register(inFlight)
         let ended = HTTP2Exchange()
-        activity.unregister(activity.register(ended))
-        activity.fail(SecureHTTPError(.connectionClosed, "the server did not acknowledge a PING within 1 s"))
-        #expect(activity.isClosing)
+        state.unregister(state.register(ended))
+        state.fail(SecureHTTPError(.connectionClosed, "the server did not acknowledge a PING within 1 s"))
+        #expect(state.snapshot.closing)
+        #expect(state.snapshot.closeReason?.code == .connectionClosed)
         // Settled already (the first outcome wins, so a later one does not replace it): the
         // task waiting now resumes at once, with the connection's error.
         inFlight.fail(SecureHTTPError(.streamReset, "reset"))

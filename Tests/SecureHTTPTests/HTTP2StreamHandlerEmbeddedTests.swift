@@ -16,8 +16,7 @@ struct HTTP2StreamHandlerEmbeddedTests {
         let channel = EmbeddedChannel()
         let exchange = HTTP2Exchange()
         let heads = NIOLockedValueBox(0)
-        let closeReason = NIOLockedValueBox<SecureHTTPError?>(nil)
-        let goAwayLastStream = NIOLockedValueBox<HTTP2StreamID?>(nil)
+        let connection = HTTP2ConnectionState()
 
         /// A stream for a `method` request (with `body`, if any) under `limit`, started.
         init(
@@ -33,8 +32,7 @@ struct HTTP2StreamHandlerEmbeddedTests {
                 maximumBodySize: limit,
                 deadline: deadline,
                 exchange: self.exchange,
-                connectionCloseReason: self.closeReason,
-                goAwayLastStream: self.goAwayLastStream,
+                connection: self.connection,
                 shared: HTTP2StreamsShared(loop: self.channel.eventLoop),
                 onHead: { heads.withLockedValue { $0 += 1 } }
             )
@@ -178,7 +176,7 @@ struct HTTP2StreamHandlerEmbeddedTests {
     @Test func theStreamClosingMidBodyFailsWithTheConnectionsReason() async throws {
         let harness = try Harness()
         try harness.headers([":status": "200"])
-        harness.closeReason.withLockedValue { $0 = SecureHTTPError(.connectionClosed, "GOAWAY") }
+        harness.connection.fail(SecureHTTPError(.connectionClosed, "GOAWAY"))
         harness.channel.pipeline.fireChannelInactive()
         #expect(Self.failure(await harness.outcome())?.message == "GOAWAY")
     }
@@ -191,7 +189,7 @@ struct HTTP2StreamHandlerEmbeddedTests {
 
     @Test func aStreamAboveTheGoAwaysLastStreamWasNotProcessed() async throws {
         let harness = try Harness()
-        harness.goAwayLastStream.withLockedValue { $0 = 1 }
+        harness.connection.goneAway(lastStreamID: 1)
         harness.channel.pipeline.fireErrorCaught(NIOHTTP2Errors.streamClosed(streamID: 3, errorCode: .cancel))
         #expect(Self.failure(await harness.outcome())?.code == .requestNotProcessed)
     }

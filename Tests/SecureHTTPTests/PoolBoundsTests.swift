@@ -32,7 +32,7 @@ struct PoolBoundsTests {
         var machine = Machine(maximumPerKey: 2)
         #expect(machine.lease("a", waiter: 1, mayMultiplex: true) == .connect)
         #expect(machine.connected("a", 10, .http2(maximumStreams: 10)) == [])
-        #expect(machine.releaseStream("a", 10) == (false, .none))
+        #expect(machine.releaseStream("a", 10) == (false, true, .none))
         #expect(machine.keyCount == 1)
         #expect(machine.multiplexedConnectionGone("a", 10) == [])
         #expect(machine.keyCount == 0)

@@ -12,11 +12,9 @@ final class HTTP2Connection: Sendable {
     let id: PooledConnection.ID
     let channel: any Channel
     private let multiplexer: NIOHTTP2Handler.StreamMultiplexer
-    /// Why the connection ended, once it has (set by the connection handler).
-    private let closeReason: NIOLockedValueBox<SecureHTTPError?>
-    /// The last stream id of the server's GOAWAY, once one arrived.
-    private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
-    private let activity: HTTP2StreamActivity
+    /// What the connection handler settled (closing, GOAWAY, close reason) and whether the pool
+    /// has a stream of it granted.
+    private let state: HTTP2ConnectionState
     /// What the streams share on the loop (deadlines, response fields), created with the first.
     private let shared: NIOLoopBoundBox<HTTP2StreamsShared?>
 
@@ -24,16 +22,12 @@ final class HTTP2Connection: Sendable {
         id: PooledConnection.ID,
         channel: any Channel,
         multiplexer: NIOHTTP2Handler.StreamMultiplexer,
-        closeReason: NIOLockedValueBox<SecureHTTPError?>,
-        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
-        activity: HTTP2StreamActivity
+        state: HTTP2ConnectionState
     ) {
-        self.goAwayLastStream = goAwayLastStream
-        self.activity = activity
+        self.state = state
         self.id = id
         self.channel = channel
         self.multiplexer = multiplexer
-        self.closeReason = closeReason
         let shared = NIOLoopBoundBox.makeEmptyBox(valueType: HTTP2StreamsShared.self, eventLoop: channel.eventLoop)
         self.shared = shared
         channel.closeFuture.whenComplete { _ in
@@ -43,21 +37,23 @@ final class HTTP2Connection: Sendable {
     }
 
     /// Open, not closing and not gone away: it can take a new stream.
-    var isActive: Bool { self.channel.isActive && !self.activity.isClosing && !self.activity.hasGoneAway }
+    var isActive: Bool { self.channel.isActive && self.state.acceptsStreams }
 
     /// The pool granted a stream of this connection to a request: the connection is not idle
-    /// until ``endExchange()`` (so the idle timer cannot close it between the grant and the
-    /// stream).
+    /// until the pool calls ``becameIdle()`` (so the idle timer cannot close it between the
+    /// grant and the stream).
     func beginExchange() {
-        self.activity.begin()
+        self.state.markBusy()
     }
 
-    func endExchange() {
-        self.activity.end()
+    /// The pool has none of this connection's streams granted any more: the idle timeout runs
+    /// from now.
+    func becameIdle() {
+        self.state.markIdle()
     }
 
     func close() {
-        self.activity.markClosing()
+        self.state.markClosing()
         if self.channel.isActive { self.channel.close(promise: nil) }
     }
 
@@ -77,9 +73,7 @@ final class HTTP2Connection: Sendable {
         let channel = self.channel
         let loop = channel.eventLoop
         let multiplexer = self.multiplexer
-        let closeReason = self.closeReason
-        let goAwayLastStream = self.goAwayLastStream
-        let activity = self.activity
+        let state = self.state
         let shared = self.shared
         let exchange = HTTP2Exchange()
         let control = ChannelCancellation()
@@ -88,8 +82,8 @@ final class HTTP2Connection: Sendable {
         let nioDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         // A failure of the whole connection (a PING unanswered, a protocol error) fails this
         // exchange at once.
-        let token = activity.register(exchange)
-        defer { activity.unregister(token) }
+        let token = state.register(exchange)
+        defer { state.unregister(token) }
         do {
             let completed = try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation {
@@ -99,7 +93,7 @@ final class HTTP2Connection: Sendable {
                     let open: @Sendable () -> Void = {
                         let notSent: @Sendable (any Error) -> SecureHTTPError = { error in
                             var reason =
-                                closeReason.withLockedValue { $0 }
+                                state.snapshot.closeReason
                                 ?? SecureHTTPError(
                                     .connectionClosed,
                                     "the HTTP/2 stream could not be opened: \(TransportErrorText.sentence(for: error))"
@@ -107,11 +101,12 @@ final class HTTP2Connection: Sendable {
                             reason.requestWasNotSent = true
                             return reason
                         }
-                        guard channel.isActive, !activity.isClosing else {
+                        let snapshot = state.snapshot
+                        guard channel.isActive, !snapshot.closing else {
                             exchange.fail(notSent(ChannelError.ioOnClosedChannel))
                             return
                         }
-                        guard !activity.hasGoneAway else {
+                        guard !snapshot.hasGoneAway else {
                             // RFC 9113 §6.8: after GOAWAY no new stream is processed; the request
                             // never left, so it is safe to send again on another connection.
                             var notProcessed = SecureHTTPError(
@@ -142,8 +137,7 @@ final class HTTP2Connection: Sendable {
                                             maximumBodySize: maximumBodySize,
                                             deadline: nioDeadline,
                                             exchange: exchange,
-                                            connectionCloseReason: closeReason,
-                                            goAwayLastStream: goAwayLastStream,
+                                            connection: state,
                                             shared: streamsShared,
                                             onHead: onHead
                                         )

@@ -5,9 +5,10 @@ extension HTTP2ConnectionHandler {
     /// same kind of machine): the server's settings, GOAWAY, the PING schedule and the idle
     /// timeout. The handler feeds it frames and timer ticks and performs what it returns.
     ///
-    /// How many exchanges hold a stream (and since when none has) stays with
-    /// ``HTTP2StreamActivity``, which the pool's grants and releases update; the machine takes
-    /// its idle deadline as an input.
+    /// The handler publishes what it decided in ``HTTP2ConnectionState`` (the snapshot the
+    /// connection and its streams read). Whether streams are granted is counted once, by the
+    /// pool, which marks the connection busy or idle there; the machine takes the resulting
+    /// idle deadline as an input.
     struct StateMachine: Sendable {
         enum Phase: Sendable, Equatable {
             /// Until the server's first SETTINGS frame (its preface, RFC 9113 §3.4).

@@ -87,8 +87,8 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     private let maximumBodySize: Int
     private let deadline: NIODeadline
     private let exchange: HTTP2Exchange
-    private let connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>
-    private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
+    /// The connection's state: its close reason and the server's GOAWAY.
+    private let connection: HTTP2ConnectionState
     /// What the connection's streams share on the loop: the deadlines (which hold this
     /// exchange's while it runs) and the response fields seen.
     private let shared: HTTP2StreamsShared
@@ -102,20 +102,18 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         maximumBodySize: Int,
         deadline: NIODeadline,
         exchange: HTTP2Exchange,
-        connectionCloseReason: NIOLockedValueBox<SecureHTTPError?>,
-        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
+        connection: HTTP2ConnectionState,
         shared: HTTP2StreamsShared,
         onHead: (@Sendable () -> Void)? = nil
     ) {
         self.onHead = onHead
         self.shared = shared
-        self.goAwayLastStream = goAwayLastStream
         self.headers = headers
         self.body = body
         self.maximumBodySize = maximumBodySize
         self.deadline = deadline
         self.exchange = exchange
-        self.connectionCloseReason = connectionCloseReason
+        self.connection = connection
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -141,7 +139,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         let opened = context.eventLoop.makePromise(of: Void.self)
         opened.futureResult.assumeIsolated().whenFailure { error in
             var reason =
-                self.connectionCloseReason.withLockedValue { $0 }
+                self.connection.snapshot.closeReason
                 ?? SecureHTTPError(
                     .connectionClosed,
                     "the HTTP/2 stream could not be opened: \(TransportErrorText.sentence(for: error))"
@@ -210,7 +208,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         let mapped: SecureHTTPError
         if let closed = error as? NIOHTTP2Errors.StreamClosed {
-            let aboveGoAway = self.goAwayLastStream.withLockedValue { $0.map { closed.streamID > $0 } ?? false }
+            let aboveGoAway = self.connection.snapshot.goAwayLastStream.map { closed.streamID > $0 } ?? false
             if closed.errorCode == .refusedStream || aboveGoAway {
                 // RFC 9113 §8.7: REFUSED_STREAM, and the streams above a GOAWAY's last stream
                 // id (§6.8; NIOHTTP2 closes those with CANCEL), were not processed.
@@ -244,7 +242,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         self.perform(
             self.machine.closed(
-                self.connectionCloseReason.withLockedValue { $0 }
+                self.connection.snapshot.closeReason
                     ?? SecureHTTPError(.connectionClosed, "the HTTP/2 stream closed before the response was complete")
             ),
             context: context

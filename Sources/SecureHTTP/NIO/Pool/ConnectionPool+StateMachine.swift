@@ -182,10 +182,12 @@ struct ConnectionPoolStateMachine<
     }
 
     /// A stream of an HTTP/2 connection ended. Returns whether to close the connection (it is
-    /// draining and that was its last stream) and what to do for a waiter.
-    mutating func releaseStream(_ key: Key, _ id: ConnectionID) -> (close: Bool, then: WakeAction) {
+    /// draining and that was its last stream), whether it is now idle (no stream granted, so
+    /// its idle timeout starts: this count is the only one of a connection's streams), and
+    /// what to do for a waiter (which may take the stream just released: then it is not idle).
+    mutating func releaseStream(_ key: Key, _ id: ConnectionID) -> (close: Bool, idle: Bool, then: WakeAction) {
         guard let index = self.entries[key]?.multiplexed.firstIndex(where: { $0.id == id }) else {
-            return (false, .none)
+            return (false, false, .none)
         }
         let limits = self.limits
         return self.update(key) { entry in
@@ -194,11 +196,12 @@ struct ConnectionPoolStateMachine<
             if state.draining {
                 if state.used == 0 {
                     entry.multiplexed.remove(at: index)
-                    return (true, Self.wake(&entry, limits))
+                    return (true, false, Self.wake(&entry, limits))
                 }
-                return (false, .none)
+                return (false, false, .none)
             }
-            return (false, Self.wake(&entry, limits))
+            let wake = Self.wake(&entry, limits)
+            return (false, entry.multiplexed[index].state.used == 0, wake)
         }
     }
 

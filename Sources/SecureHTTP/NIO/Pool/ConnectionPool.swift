@@ -239,7 +239,6 @@ final class ConnectionPool: Sendable {
     /// connection is parked or handed to a waiting request, an HTTP/2 stream slot goes to a
     /// waiting request.
     func release(_ connection: PooledConnection, key: Key, reusable: Bool) {
-        connection.endExchange()
         let reusable = reusable && connection.isActive
         let effects = self.state.withLockedValue { state in
             var effects = Effects()
@@ -278,13 +277,18 @@ final class ConnectionPool: Sendable {
         reusable: Bool,
         _ effects: inout Effects
     ) {
-        if case .http2(let connection, _) = state.connections[id] {
-            let (close, wake) = state.machine.releaseStream(key, id)
+        if let pooled = state.connections[id], case .http2(let connection, _) = pooled {
+            let (close, idle, wake) = state.machine.releaseStream(key, id)
             if close, let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
+            // Under the pool's lock, so that a grant of the next stream (which marks it busy)
+            // cannot come first.
+            if idle { connection.becameIdle() }
             Self.perform(&state, wake, key: key, &effects)
             if !close, !connection.isActive {
-                // Closed before its close future told the pool: no new stream goes to it.
+                // Closing, or gone away before the pool heard of it: no new stream goes to it,
+                // and it closes once its streams end (now, if none is granted).
                 state.connections[id] = nil
+                if idle { effects.close.append(pooled) }
                 for wake in state.machine.multiplexedConnectionGone(key, id) {
                     Self.perform(&state, wake, key: key, &effects)
                 }

@@ -31,9 +31,10 @@ enum PooledConnection: Sendable {
         if case .http2(let connection, _) = self { connection.beginExchange() }
     }
 
-    /// The request is done with it.
-    func endExchange() {
-        if case .http2(let connection, _) = self { connection.endExchange() }
+    /// The pool has none of its streams granted any more (HTTP/2; an idle HTTP/1.1 connection
+    /// keeps its own timer from when it is parked).
+    func becameIdle() {
+        if case .http2(let connection, _) = self { connection.becameIdle() }
     }
 
     /// The event loop the connection runs on.

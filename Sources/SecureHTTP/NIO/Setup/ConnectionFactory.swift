@@ -92,8 +92,6 @@ final class ConnectionFactory: Sendable {
         }
         let handshakeBox = HandshakeBox()
         let closeReason = NIOLockedValueBox<SecureHTTPError?>(nil)
-        let goAwayLastStream = NIOLockedValueBox<HTTP2StreamID?>(nil)
-        let activity = HTTP2StreamActivity()
         // The caller's own event loop when it runs on one of the group's (a task that prefers an
         // `EventLoopTaskExecutor`): its requests then need no thread hop.
         let loop = group.any()
@@ -128,8 +126,6 @@ final class ConnectionFactory: Sendable {
                                     ProtocolSetupHandler(
                                         negotiated: promise,
                                         closeReason: closeReason,
-                                        goAwayLastStream: goAwayLastStream,
-                                        activity: activity,
                                         timeouts: timeouts,
                                         http2: http2,
                                         http2Events: http2Events,
@@ -230,15 +226,13 @@ final class ConnectionFactory: Sendable {
         switch negotiated {
         case .http1(let handler):
             return .http1(HTTP1Connection(id: id, channel: channel, handler: handler))
-        case .http2(let multiplexer, let maximumStreams):
+        case .http2(let multiplexer, let state, let maximumStreams):
             return .http2(
                 HTTP2Connection(
                     id: id,
                     channel: channel,
                     multiplexer: multiplexer,
-                    closeReason: closeReason,
-                    goAwayLastStream: goAwayLastStream,
-                    activity: activity
+                    state: state
                 ),
                 maximumStreams: maximumStreams
             )

@@ -10,7 +10,9 @@ enum ConnectionSetup {
         /// The connection's HTTP/1.1 handler, which the connection hands its exchanges to
         /// directly (on the event loop).
         case http1(NIOLoopBound<HTTP1ClientHandler>)
-        case http2(NIOHTTP2Handler.StreamMultiplexer, maximumStreams: Int)
+        /// The connection's stream multiplexer, the state its connection handler publishes,
+        /// and the server's first stream limit.
+        case http2(NIOHTTP2Handler.StreamMultiplexer, HTTP2ConnectionState, maximumStreams: Int)
     }
 
     /// The error for a failed TCP connect, naming the proxy when there is one.

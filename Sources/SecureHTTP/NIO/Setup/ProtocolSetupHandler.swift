@@ -43,8 +43,6 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
 
     private var negotiated: EventLoopPromise<ConnectionSetup.Negotiated>?
     private let closeReason: NIOLockedValueBox<SecureHTTPError?>
-    private let goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>
-    private let activity: HTTP2StreamActivity
     private let timeouts: HTTPTransportConfiguration.Timeouts
     private let http2: HTTPTransportConfiguration.HTTP2Options
     private let http2Events: HTTP2ConnectionEvents
@@ -53,16 +51,12 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
     init(
         negotiated: EventLoopPromise<ConnectionSetup.Negotiated>,
         closeReason: NIOLockedValueBox<SecureHTTPError?>,
-        goAwayLastStream: NIOLockedValueBox<HTTP2StreamID?>,
-        activity: HTTP2StreamActivity,
         timeouts: HTTPTransportConfiguration.Timeouts,
         http2: HTTPTransportConfiguration.HTTP2Options,
         http2Events: HTTP2ConnectionEvents,
         mapError: @escaping @Sendable (any Error) -> SecureHTTPError
     ) {
         self.negotiated = negotiated
-        self.goAwayLastStream = goAwayLastStream
-        self.activity = activity
         self.closeReason = closeReason
         self.timeouts = timeouts
         self.http2 = http2
@@ -142,9 +136,7 @@ final class ProtocolSetupHandler: ChannelInboundHandler, RemovableChannelHandler
                 ready: ready,
                 multiplexer: multiplexer,
                 events: self.http2Events,
-                closeReason: self.closeReason,
-                goAwayLastStream: self.goAwayLastStream,
-                activity: self.activity,
+                state: HTTP2ConnectionState(),
                 mapError: self.mapError,
                 idleTimeout: TimeAmount(self.timeouts.idle),
                 pingInterval: self.http2.pingInterval.map(TimeAmount.init),
