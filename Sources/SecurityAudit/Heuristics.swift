@@ -295,6 +295,8 @@ enum CleartextURL {
     /// internet, returns the host. Returns nil otherwise: `"http://"` alone (its host is unknown),
     /// namespace URIs, and hosts that are local, private or reserved (see ``ReservedHosts``).
     static func nonLocalHost(in text: String) -> String? {
+        // Most values are not URLs: without a colon there is nothing to look at.
+        guard text.utf8.contains(UInt8(ascii: ":")) else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard trimmed.count >= 7 else { return nil }
         let lowered = trimmed.lowercased()
