@@ -48,6 +48,12 @@ package enum BinaryPropertyListShape {
             let marker = bytes[offset]
             // 0xA array, 0xB ordered set, 0xC set, 0xD dictionary (keys, then values).
             guard (0xA...0xD).contains(marker >> 4) else { return nil }
+            // Sets are in the format but are no property-list type (Apple's writer never makes
+            // one), and CoreFoundation's set crashed Swift's dynamic cast on Linux (found by the
+            // security-audit fuzz target): refused.
+            guard marker >> 4 == 0xA || marker >> 4 == 0xD else {
+                throw Refusal(reason: "binary property list holds a set, which is not a property-list type")
+            }
             var count = Int(marker & 0x0F)
             var start = offset + 1
             if count == 0x0F {

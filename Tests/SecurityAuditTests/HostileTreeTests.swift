@@ -88,6 +88,22 @@ struct HostileTreeTests {
     /// Binary property lists are walked from their object table before CoreFoundation's
     /// recursive reader sees them: 64 levels read, 65 do not; shared objects that would expand
     /// to millions of values are refused (24 levels of them took 18 s and 2 GB).
+    /// A set (marker 0xB or 0xC) crashed the audit in Swift's dynamic cast of CoreFoundation's
+    /// set (found by the security-audit fuzz target): refused before decoding.
+    @Test func aBinaryPropertyListHoldingASetIsUnreadable() {
+        for marker: UInt8 in [0xB1, 0xC1] {
+            var bytes = Array("bplist00".utf8) + [marker, 0x01, 0x51, UInt8(ascii: "X"), 8, 10]
+            bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0]
+            bytes += [0, 0, 0, 0, 0, 0, 0, 12]
+            let report = SecurityAuditor().audit(propertyList: Data(bytes))
+            #expect(
+                report.unreadableFiles.map(\.reason) == [
+                    "binary property list holds a set, which is not a property-list type"
+                ]
+            )
+        }
+    }
+
     @Test func binaryPropertyListsAreBoundedInDepthAndExpansion() {
         #expect(SecurityAuditor().audit(propertyList: Self.nestedBinary(arrays: 63)).unreadableFiles.isEmpty)
         let deep = SecurityAuditor().audit(propertyList: Self.nestedBinary(arrays: 64))

@@ -391,6 +391,21 @@ struct InfoPlistPolicyTests {
         #expect(error?.message == "$: binary property list expands to more values than its \(file.count) bytes")
     }
 
+    /// A set is in the binary format but is no property-list type; CoreFoundation's reader makes
+    /// one, and Swift's dynamic cast of it crashed on Linux. Refused before decoding.
+    @Test func aBinaryPropertyListHoldingASetIsRefused() {
+        for marker: UInt8 in [0xB1, 0xC1] {
+            // Object 0: a set (or ordered set) of object 1, the string "X".
+            var bytes = Array("bplist00".utf8) + [marker, 0x01, 0x51, UInt8(ascii: "X"), 8, 10]
+            bytes += [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 2] + [0, 0, 0, 0, 0, 0, 0, 0]
+            bytes += [0, 0, 0, 0, 0, 0, 0, 12]
+            let error = #expect(throws: ServerTrustError.self) {
+                try TransportSecurityPolicy.readInfoPlist(Data(bytes))
+            }
+            #expect(error?.message == "$: binary property list holds a set, which is not a property-list type")
+        }
+    }
+
     /// The bound is one value per byte of the file: a file whose arrays and dictionaries are
     /// not shared (what CoreFoundation writes) always fits it, whatever its size, and shared
     /// arrays that multiply past it are refused however few values they make.
