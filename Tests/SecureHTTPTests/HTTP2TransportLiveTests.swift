@@ -438,7 +438,12 @@ struct HTTP2TransportLiveTests {
                 _ = try await transport.send(get(url(server)))
                 try await waitUntil { server.statistics.pingsReceived >= 3 }
                 _ = try await transport.send(get(url(server)))
-                #expect(server.statistics.connectionsAccepted == 1)
+                // What the transport saw is in the message: this failed twice on a loaded machine
+                // (a second connection accepted), and the cause is not known yet.
+                #expect(
+                    server.statistics.connectionsAccepted == 1,
+                    "\(transport.statistics), requests on connections \(server.statistics.requests.map(\.connection))"
+                )
             }
         }
     }

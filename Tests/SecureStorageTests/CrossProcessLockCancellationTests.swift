@@ -13,7 +13,6 @@ struct CrossProcessLockCancellationTests {
         let holder = try #require(try await directory.store().lockAcrossProcesses(timeout: .seconds(10)))
         defer { holder.release() }
         let other = directory.store()
-        let started = ContinuousClock.now
         let waiter = Task { () async throws(SecureStoreError) -> CrossProcessLock? in
             try await other.lockAcrossProcesses(timeout: .seconds(30))
         }
@@ -25,11 +24,10 @@ struct CrossProcessLockCancellationTests {
         } catch {
             code = (error as? SecureStoreError)?.code
         }
+        // A loop that went on trying after the cancellation would end only at the 30 s timeout,
+        // with lockTimeout: the code tells the two apart. (No bound on the time: a loaded
+        // machine, the suite beside a parallel build, once took 37 s to resume this task.)
         #expect(code == .cancelled)
-        // Before the 30 s timeout: a spinning loop ends only there, and with lockTimeout, so the
-        // code above already tells the two apart; the bound is loose because a loaded machine
-        // (the suite beside a parallel build) once took 19 s to start the waiter at all.
-        #expect(ContinuousClock.now - started < .seconds(29))
     }
 
     @Test func theLoopEndsAtTheFirstTryAfterTheCancellation() async throws {
