@@ -23,11 +23,15 @@ struct ClientResetAttributionTests {
             try await withTransport { transport in
                 let base = "https://localhost:\(server.port)"
                 let error = await expectFailure(transport, get(URL(string: base + "/" + answer.rawValue)!))
-                // The stream's own account ("… the client reset the stream"), or the connection's
-                // if it closed first (HTTP2ConnectionHandler closes the connection on the same
-                // error): both name the server's response, neither a reset by the server.
+                // The stream's own account ("… the client reset the stream"): it names the
+                // server's response, not a reset by the server.
                 #expect(error?.code == .invalidResponse)
                 #expect(error?.message.contains("reset the HTTP/2 stream") == false)
+                // A stream error ends that stream only (RFC 9113 §5.4.2): the next request goes
+                // on the same connection.
+                let after = try await transport.send(get(URL(string: base + "/ok")!))
+                #expect(after.response.status == .ok)
+                #expect(transport.statistics.http2ConnectionsOpened == 1)
             }
         } catch {
             await server.shutdown()

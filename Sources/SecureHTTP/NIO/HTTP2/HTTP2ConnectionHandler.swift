@@ -123,6 +123,13 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         // A TLS alert after the handshake (TLS 1.3 reports a refused client certificate that
         // way) keeps the name the HTTP/1.1 path gives it; an HTTP/2 error closes the connection.
         let mapped: SecureHTTPError
+        if Self.isStreamScoped(error) {
+            // A response that broke the rules of its own stream (RFC 9113 §8.1.1, §8.2, §8.3):
+            // NIOHTTP2 has reset that stream, whose handler reports it as an invalid response,
+            // and passes the bare error on. The connection and its other streams carry on
+            // (§5.4.2); closing it here failed the siblings as a protocol violation.
+            return
+        }
         let hasGoneAway = self.state.snapshot.hasGoneAway
         if hasGoneAway, error is NIOHTTP2Errors.CreatedStreamAfterGoaway {
             // This side's HEADERS crossed the server's GOAWAY: no fault of the server's, and the
@@ -167,6 +174,26 @@ final class HTTP2ConnectionHandler: ChannelInboundHandler {
         )
         self.timer.cancel()
         context.fireChannelInactive()
+    }
+
+    /// The errors NIOHTTP2's stream state machine raises only as stream errors: the header
+    /// block's validation and the Content-Length checks. (Others, such as a bad stream state
+    /// transition, can be either; they still close the connection.)
+    static func isStreamScoped(_ error: any Error) -> Bool {
+        error is NIOHTTP2Errors.ContentLengthViolated
+            || error is NIOHTTP2Errors.ContentLengthHeadersMismatch
+            || error is NIOHTTP2Errors.ContentLengthHeaderNegative
+            || error is NIOHTTP2Errors.ContentLengthHeaderMalformedValue
+            || error is NIOHTTP2Errors.InvalidHTTP2HeaderFieldName
+            || error is NIOHTTP2Errors.InvalidHTTP2HeaderFieldValue
+            || error is NIOHTTP2Errors.ForbiddenHeaderField
+            || error is NIOHTTP2Errors.PseudoHeaderAfterRegularHeader
+            || error is NIOHTTP2Errors.UnknownPseudoHeader
+            || error is NIOHTTP2Errors.UnsupportedPseudoHeader
+            || error is NIOHTTP2Errors.DuplicatePseudoHeader
+            || error is NIOHTTP2Errors.InvalidPseudoHeaders
+            || error is NIOHTTP2Errors.InvalidPseudoHeaderValue
+            || error is NIOHTTP2Errors.EmptyPathHeader
     }
 
     private func fail(context: ChannelHandlerContext, _ error: SecureHTTPError) {
