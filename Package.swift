@@ -42,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -88,6 +89,8 @@ let package = Package(
                 // CONNECT tunnels through an HTTP proxy.
                 .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                // The transport's counters, bumped on every exchange without a lock.
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: strictSettings
         ),

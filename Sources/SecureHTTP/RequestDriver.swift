@@ -121,11 +121,19 @@ final class RequirementsMemo: Sendable {
         }
     }
 
-    func insert(_ value: ConnectionTarget, for key: Key) {
+    /// Adds `value` for `key` unless another request added one first, and returns the one kept:
+    /// requests that missed the table together all use the same instance afterwards, so the
+    /// pool keeps comparing its keys by identity (with two, every lookup compared requirements).
+    func insert(_ value: ConnectionTarget, for key: Key) -> ConnectionTarget {
         self.table.withLockedValue { table in
+            if let known = table.entries[key] {
+                table.last = (key, known)
+                return known
+            }
             if table.entries.count >= self.capacity { table.entries.removeAll(keepingCapacity: true) }
             table.entries[key] = value
             table.last = (key, value)
+            return value
         }
     }
 }
@@ -296,8 +304,8 @@ final class RequestDriver: Sendable {
             guard let parsed = Origin(url) else {
                 throw SecureHTTPError(.invalidRequest, "the request URL has no host")
             }
-            target = ConnectionTarget(origin: parsed, requirements: requirements)
-            if let memoKey { self.memo.insert(target, for: memoKey) }
+            let made = ConnectionTarget(origin: parsed, requirements: requirements)
+            target = memoKey.map { self.memo.insert(made, for: $0) } ?? made
         }
         var contentLength: String?
         var hasTransferEncoding = false

@@ -18,6 +18,8 @@ struct HTTP1ClientHandlerEmbeddedTests {
         let handler: HTTP1ClientHandler
         let closeReason = NIOLockedValueBox<SecureHTTPError?>(nil)
         let heads = NIOLockedValueBox(0)
+        /// What each release reported (whether the connection may carry another request).
+        let releases = NIOLockedValueBox<[Bool]>([])
 
         init() throws {
             let decoder = HTTP1ResponseDecoder()
@@ -40,20 +42,24 @@ struct HTTP1ClientHandlerEmbeddedTests {
             _ method: HTTPRequest.Method = .get,
             limit: Int = 1000,
             deadline: NIODeadline = .now() + .seconds(60),
+            fields: HTTPFields = [:],
             response: [String],
             then: () -> Void = {}
         ) async -> Result<HTTP1ClientHandler.Completed, SecureHTTPError> {
-            let request = HTTPRequest(method: method, scheme: "https", authority: "example.test", path: "/r")
+            var request = HTTPRequest(method: method, scheme: "https", authority: "example.test", path: "/r")
+            request.headerFields.append(contentsOf: fields)
             do {
-                let bytes = try HTTP1RequestBytes(request, body: nil, allocator: self.channel.allocator)
                 let heads = self.heads
+                let releases = self.releases
                 let completed = try await withUnsafeThrowingContinuation { continuation in
                     self.handler.start(
                         HTTP1ClientHandler.Exchange(
-                            request: bytes,
+                            request: request,
+                            body: nil,
                             maximumBodySize: limit,
                             deadline: deadline,
                             onHead: { heads.withLockedValue { $0 += 1 } },
+                            release: { reusable in releases.withLockedValue { $0.append(reusable) } },
                             continuation: continuation
                         )
                     )
@@ -83,6 +89,35 @@ struct HTTP1ClientHandlerEmbeddedTests {
         #expect(try harness.written()?.hasPrefix("GET /r HTTP/1.1\r\n") == true)
         #expect(harness.heads.withLockedValue { $0 } == 1)
         #expect(harness.channel.isActive)
+        // Given back once, before the task resumed, as reusable.
+        #expect(harness.releases.withLockedValue { $0 } == [true])
+    }
+
+    @Test func aConnectionThatClosesIsReleasedAsNotReusableAndAFailureIsNotReleased() async throws {
+        let closing = try Harness()
+        _ = await closing.exchange(response: ["HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"])
+        #expect(closing.releases.withLockedValue { $0 } == [false])
+        // A failed exchange is left to the caller, which gives the connection back itself.
+        let failing = try Harness()
+        let result = await failing.exchange(limit: 10, response: ["HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n"])
+        #expect(result.error?.code == .responseTooLarge)
+        #expect(failing.releases.withLockedValue { $0 }.isEmpty)
+    }
+
+    @Test func aRequestThatCannotBeFramedFailsBeforeAByteIsWritten() async throws {
+        let harness = try Harness()
+        // RFC 9112 §6.1: a request's last transfer coding must be chunked.
+        let result = await harness.exchange(
+            .post,
+            fields: [.transferEncoding: "gzip"],
+            response: []
+        )
+        #expect(result.error?.code == .invalidRequest)
+        #expect(try harness.written() == nil)
+        #expect(harness.releases.withLockedValue { $0 }.isEmpty)
+        // The handler took no exchange: the connection can still carry the next request.
+        let next = await harness.exchange(response: ["HTTP/1.1 204 No Content\r\n\r\n"])
+        #expect(try next.get().response.status == .noContent)
     }
 
     @Test func aKeepAliveConnectionCarriesTheNextExchange() async throws {

@@ -44,4 +44,30 @@ struct HTTP2ConnectionStateTests {
         #expect(state.snapshot.closing)
         #expect(!state.acceptsStreams)
     }
+
+    @Test func aStreamIsGrantedOnlyWhileTheConnectionAcceptsOne() {
+        let state = HTTP2ConnectionState()
+        state.markIdle()
+        #expect(state.beginExchangeIfAccepting())
+        #expect(state.idleDeadline(after: .seconds(30)) == nil)
+        // The last stream released: idle from now, and still open for streams.
+        #expect(state.streamReleased(idle: true))
+        let idle = state.idleDeadline(after: .seconds(30))
+        #expect(idle != nil)
+        // A release that was not the last leaves the idle mark as it was.
+        #expect(state.streamReleased(idle: false))
+        #expect(state.idleDeadline(after: .seconds(30)) == idle)
+        state.goneAway(lastStreamID: 1)
+        // Gone away: no grant, and the refused grant does not mark the connection busy.
+        #expect(!state.beginExchangeIfAccepting())
+        #expect(state.idleDeadline(after: .seconds(30)) == idle)
+        #expect(!state.streamReleased(idle: true))
+    }
+
+    @Test func aClosingConnectionGrantsNoStream() {
+        let state = HTTP2ConnectionState()
+        state.markClosing()
+        #expect(!state.beginExchangeIfAccepting())
+        #expect(!state.streamReleased(idle: false))
+    }
 }

@@ -1,3 +1,5 @@
+import NIOCore
+import NIOEmbedded
 import Testing
 
 @testable import SecureHTTP
@@ -41,5 +43,34 @@ struct HTTP2ExchangeTests {
         exchange.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
         exchange.fail(SecureHTTPError(.connectionClosed, "later"))
         #expect(await self.outcome(exchange)?.code == .cancelled)
+    }
+
+    @Test func cancellingFailsTheExchangeAndClosesItsStream() async throws {
+        let exchange = HTTP2Exchange()
+        let stream = EmbeddedChannel()
+        try await stream.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()
+        #expect(exchange.attach(stream))
+        exchange.cancel()
+        #expect(!stream.isActive)
+        #expect(await self.outcome(exchange)?.code == .cancelled)
+    }
+
+    @Test func aSettledExchangeTakesNoStreamAndLetsGoOfItsOwn() async throws {
+        let exchange = HTTP2Exchange()
+        let stream = EmbeddedChannel()
+        try await stream.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()
+        #expect(exchange.attach(stream))
+        exchange.fail(SecureHTTPError(.streamReset, "reset"))
+        // The stream is no longer the exchange's: a late cancellation leaves it alone (its
+        // handler settled the exchange and ends the stream itself).
+        exchange.cancel()
+        #expect(stream.isActive)
+        #expect(await self.outcome(exchange)?.code == .streamReset)
+        // A stream set up after the exchange settled (cancelled before the stream opened) is
+        // refused, and its initializer closes it.
+        let cancelled = HTTP2Exchange()
+        cancelled.cancel()
+        #expect(!cancelled.attach(EmbeddedChannel()))
+        #expect(await self.outcome(cancelled)?.code == .cancelled)
     }
 }

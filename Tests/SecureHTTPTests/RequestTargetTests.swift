@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ServerTrust
 import Testing
 
 @testable import SecureHTTP
@@ -58,5 +59,24 @@ struct RequestTargetTests {
         var copy = response
         copy.url = URL(string: "https://other.example/")!
         #expect(copy.url.absoluteString == "https://other.example/")
+    }
+}
+
+/// The driver's table of targets per origin hands out one instance per origin, so the pool
+/// compares its keys by identity.
+@Suite("Requirements memo")
+struct RequirementsMemoTests {
+    @Test func requestsThatMissedTogetherAllGetTheFirstTargetAdded() throws {
+        let memo = RequirementsMemo()
+        let key = RequirementsMemo.Key(scheme: "https", authority: "api.example.com")
+        let origin = try #require(Origin(URL(string: "https://api.example.com")!))
+        let requirements = ConnectionRequirements(host: "api.example.com", trustAnchors: .system)
+        let first = ConnectionTarget(origin: origin, requirements: requirements)
+        let second = ConnectionTarget(origin: origin, requirements: requirements)
+        #expect(memo.lookup(key) == nil)
+        #expect(memo.insert(first, for: key) === first)
+        // A second request that missed the table before the first added its target.
+        #expect(memo.insert(second, for: key) === first)
+        #expect(memo.lookup(key) === first)
     }
 }

@@ -120,13 +120,13 @@ public final class NIOHTTPTransport: HTTPTransport {
         let limit = self.configuration.maximumResponseBodySize
         let started = ContinuousClock.now
         do {
-            let response = try await self.exchange(
+            let response = try await self.driver.send(
                 request,
                 body: body,
                 options: options,
-                pool: pool,
-                counters: counters,
-                limit: limit
+                exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
+                    try await Self.exchange(hop, deadline: deadline, pool: pool, counters: counters, limit: limit)
+                }
             )
             counters.metrics.requestEnded(status: response.response.status.code, duration: started.duration(to: .now))
             return response
@@ -136,61 +136,89 @@ public final class NIOHTTPTransport: HTTPTransport {
         }
     }
 
-    private func exchange(
-        _ request: HTTPRequest,
-        body: Data?,
-        options: HTTPRequestOptions,
+    /// One hop: a connection leased for it, its credential bound, the exchange, and a retry on
+    /// a new connection when ``ExchangeRetryDecision`` says the request may be sent again.
+    private nonisolated(nonsending) static func exchange(
+        _ hop: PreparedHop,
+        deadline: ContinuousClock.Instant,
         pool: ConnectionPool,
         counters: TransportCounters,
         limit: Int
-    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
-        try await self.driver.send(
-            request,
-            body: body,
-            options: options,
-            exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
-                let key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
-                var retry = ExchangeRetryDecision(.init(isIdempotent: hop.request.method.isIdempotent))
-                while true {
-                    let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
-                    counters.increment(\.exchanges)
-                    do throws(SecureHTTPError) {
-                        var bound = hop
-                        bound.request = try hop.boundRequest()
-                        switch connection {
-                        case .http1(let http1):
-                            let (response, body, reusable) = try await http1.execute(
-                                bound,
-                                maximumBodySize: limit,
-                                deadline: deadline
-                            )
-                            pool.release(connection, key: key, reusable: reusable)
-                            return (response, body)
-                        case .http2(let http2, _):
-                            counters.increment(\.http2Streams)
-                            let result = try await http2.execute(bound, maximumBodySize: limit, deadline: deadline)
-                            pool.release(connection, key: key, reusable: true)
-                            return result
-                        }
-                    } catch {
-                        pool.release(connection, key: key, reusable: false)
-                        let failure = ExchangeRetryDecision.Failure(
-                            error,
-                            connectionWasFresh: isFresh,
-                            isCancelled: Task.isCancelled
-                        )
-                        switch retry.decide(after: failure) {
-                        case .retry(.notSent), .retry(.notProcessed):
-                            counters.increment(\.notProcessedRetries)
-                        case .retry(.staleConnection):
-                            counters.increment(\.staleConnectionRetries)
-                        case .fail:
-                            throw error
-                        }
-                    }
+    ) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
+        let key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
+        var retry = ExchangeRetryDecision(.init(isIdempotent: hop.request.method.isIdempotent))
+        while true {
+            let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
+            counters.increment(.exchanges)
+            do throws(SecureHTTPError) {
+                // Bound now that the request has its connection (a copy of the hop only when
+                // there is a credential to bind).
+                if hop.credential == nil {
+                    return try await Self.perform(
+                        hop,
+                        on: connection,
+                        key: key,
+                        pool: pool,
+                        counters: counters,
+                        limit: limit,
+                        deadline: deadline
+                    )
+                }
+                var bound = hop
+                bound.request = try hop.boundRequest()
+                return try await Self.perform(
+                    bound,
+                    on: connection,
+                    key: key,
+                    pool: pool,
+                    counters: counters,
+                    limit: limit,
+                    deadline: deadline
+                )
+            } catch {
+                pool.release(connection, key: key, reusable: false)
+                let failure = ExchangeRetryDecision.Failure(
+                    error,
+                    connectionWasFresh: isFresh,
+                    isCancelled: Task.isCancelled
+                )
+                switch retry.decide(after: failure) {
+                case .retry(.notSent), .retry(.notProcessed):
+                    counters.increment(.notProcessedRetries)
+                case .retry(.staleConnection):
+                    counters.increment(.staleConnectionRetries)
+                case .fail:
+                    throw error
                 }
             }
-        )
+        }
+    }
+
+    /// Sends `hop` on the leased `connection` and gives the connection back once the response
+    /// is read (the caller gives it back when this throws, and only then).
+    private nonisolated(nonsending) static func perform(
+        _ hop: PreparedHop,
+        on connection: PooledConnection,
+        key: ConnectionPool.Key,
+        pool: ConnectionPool,
+        counters: TransportCounters,
+        limit: Int,
+        deadline: ContinuousClock.Instant
+    ) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
+        switch connection {
+        case .http1(let http1):
+            // Given back on the event loop as the response completes, before this task resumes.
+            let (response, body, _) = try await http1.execute(hop, maximumBodySize: limit, deadline: deadline) {
+                reusable in
+                pool.release(connection, key: key, reusable: reusable)
+            }
+            return (response, body)
+        case .http2(let http2, _):
+            counters.increment(.http2Streams)
+            let result = try await http2.execute(hop, maximumBodySize: limit, deadline: deadline)
+            pool.release(connection, key: key, reusable: true)
+            return result
+        }
     }
 
     /// An executor on one of the transport's event loops, for tasks that send many requests.

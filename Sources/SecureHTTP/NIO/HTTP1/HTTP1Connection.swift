@@ -31,12 +31,16 @@ final class HTTP1Connection: Sendable {
     /// with `deadlineExceeded` (and closing the connection) if `deadline` passes first.
     ///
     /// Cancelling the calling task closes the connection, which fails the exchange at once.
+    ///
+    /// `release`, if given, is called on the event loop when the response is complete, before
+    /// this returns, with whether the connection may carry another request; it is not called
+    /// when this throws.
     nonisolated(nonsending) func execute(
         _ hop: PreparedHop,
         maximumBodySize: Int,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousClock.Instant,
+        release: (@Sendable (_ reusable: Bool) -> Void)? = nil
     ) async throws(SecureHTTPError) -> (HTTPResponse, Data, reusable: Bool) {
-        let request = try HTTP1RequestBytes(hop.request, body: hop.body, allocator: self.channel.allocator)
         let exchangeDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         let channel = self.channel
         let handler = self.handler
@@ -48,10 +52,12 @@ final class HTTP1Connection: Sendable {
                 try await withUnsafeThrowingContinuation {
                     (continuation: UnsafeContinuation<HTTP1ClientHandler.Completed, any Error>) in
                     let exchange = HTTP1ClientHandler.Exchange(
-                        request: request,
+                        request: hop.request,
+                        body: hop.body,
                         maximumBodySize: maximumBodySize,
                         deadline: exchangeDeadline,
                         onHead: hop.onResponseHead,
+                        release: release,
                         continuation: continuation
                     )
                     // One hop onto the event loop for the whole exchange, and none for a task

@@ -39,17 +39,20 @@ final class HTTP2Connection: Sendable {
     /// Open, not closing and not gone away: it can take a new stream.
     var isActive: Bool { self.channel.isActive && self.state.acceptsStreams }
 
-    /// The pool granted a stream of this connection to a request: the connection is not idle
-    /// until the pool calls ``becameIdle()`` (so the idle timer cannot close it between the
-    /// grant and the stream).
-    func beginExchange() {
-        self.state.markBusy()
+    /// The pool grants a stream of this connection to a request, if it can take one (the
+    /// channel open, neither closing nor gone away): the connection is not idle until the pool
+    /// reports its last stream released (so the idle timer cannot close it between the grant
+    /// and the stream). False, and nothing changed, when it cannot.
+    func beginExchange() -> Bool {
+        self.channel.isActive && self.state.beginExchangeIfAccepting()
     }
 
-    /// The pool has none of this connection's streams granted any more: the idle timeout runs
-    /// from now.
-    func becameIdle() {
-        self.state.markIdle()
+    /// The pool released a stream of this connection; `idle` when it has none granted any more
+    /// (the idle timeout runs from now). Returns whether the connection can still take new
+    /// streams.
+    func streamReleased(idle: Bool) -> Bool {
+        let accepting = self.state.streamReleased(idle: idle)
+        return accepting && self.channel.isActive
     }
 
     func close() {
@@ -69,99 +72,118 @@ final class HTTP2Connection: Sendable {
         maximumBodySize: Int,
         deadline: ContinuousClock.Instant
     ) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
-        let headers = Self.makeHeaders(hop.request, body: hop.body)
-        let channel = self.channel
-        let loop = channel.eventLoop
-        let multiplexer = self.multiplexer
-        let state = self.state
-        let shared = self.shared
         let exchange = HTTP2Exchange()
-        let control = ChannelCancellation()
-        let body = hop.body
-        let onHead = hop.onResponseHead
-        let nioDeadline = NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
+        let stream = StreamRequest(
+            request: hop.request,
+            body: hop.body,
+            onHead: hop.onResponseHead,
+            maximumBodySize: maximumBodySize,
+            deadline: NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
+        )
         // A failure of the whole connection (a PING unanswered, a protocol error) fails this
         // exchange at once.
-        let token = state.register(exchange)
-        defer { state.unregister(token) }
+        let token = self.state.register(exchange)
+        defer { self.state.unregister(token) }
         do {
             let completed = try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation {
                     (continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) in
                     exchange.wait(continuation)
                     // One hop onto the event loop for the whole exchange, none from a task on it.
-                    let open: @Sendable () -> Void = {
-                        let notSent: @Sendable (any Error) -> SecureHTTPError = { error in
-                            var reason =
-                                state.snapshot.closeReason
-                                ?? SecureHTTPError(
-                                    .connectionClosed,
-                                    "the HTTP/2 stream could not be opened: \(TransportErrorText.sentence(for: error))"
-                                )
-                            reason.requestWasNotSent = true
-                            return reason
-                        }
-                        let snapshot = state.snapshot
-                        guard channel.isActive, !snapshot.closing else {
-                            exchange.fail(notSent(ChannelError.ioOnClosedChannel))
-                            return
-                        }
-                        guard !snapshot.hasGoneAway else {
-                            // RFC 9113 §6.8: after GOAWAY no new stream is processed; the request
-                            // never left, so it is safe to send again on another connection.
-                            var notProcessed = SecureHTTPError(
-                                .requestNotProcessed,
-                                "the server sent GOAWAY before the HTTP/2 stream opened"
-                            )
-                            notProcessed.requestWasNotSent = true
-                            exchange.fail(notProcessed)
-                            return
-                        }
-                        // No promise for the stream: with the parent active (checked just now,
-                        // on its loop), configuring the stream fails only if this initializer
-                        // does, and the initializer fails the exchange itself.
-                        multiplexer.createStreamChannel(promise: nil) { stream in
-                            stream.eventLoop.makeCompletedFuture {
-                                do {
-                                    guard control.attach(stream) else {
-                                        throw SecureHTTPError(.cancelled, "the request was cancelled")
-                                    }
-                                    var buffer: ByteBuffer?
-                                    if let body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
-                                    let streamsShared = shared.value ?? HTTP2StreamsShared(loop: stream.eventLoop)
-                                    shared.value = streamsShared
-                                    try stream.pipeline.syncOperations.addHandler(
-                                        HTTP2StreamHandler(
-                                            headers: headers,
-                                            body: buffer,
-                                            maximumBodySize: maximumBodySize,
-                                            deadline: nioDeadline,
-                                            exchange: exchange,
-                                            connection: state,
-                                            shared: streamsShared,
-                                            onHead: onHead
-                                        )
-                                    )
-                                } catch {
-                                    exchange.fail(notSent(error))
-                                    throw error
-                                }
-                            }
-                        }
+                    let loop = self.channel.eventLoop
+                    if loop.inEventLoop {
+                        self.open(stream, for: exchange)
+                    } else {
+                        loop.execute { self.open(stream, for: exchange) }
                     }
-                    if loop.inEventLoop { open() } else { loop.execute(open) }
                 }
             } onCancel: {
-                exchange.fail(SecureHTTPError(.cancelled, "the request was cancelled"))
-                control.cancel()
+                exchange.cancel()
             }
-            let response = completed.response
-            return (response, Data(buffer: completed.body, byteTransferStrategy: .noCopy))
+            return (completed.response, Data(buffer: completed.body, byteTransferStrategy: .noCopy))
         } catch {
             if Task.isCancelled { throw SecureHTTPError(.cancelled, "the request was cancelled") }
             if let error = error as? SecureHTTPError { throw error }
             throw SecureHTTPError(.connectionClosed, "the exchange failed: \(TransportErrorText.sentence(for: error))")
         }
+    }
+
+    /// What one stream sends and the limits it reads the response within. The HEADERS are made
+    /// on the event loop, when the stream opens: the task hands the request over a little
+    /// sooner, often while the loop is still awake from the previous response.
+    private struct StreamRequest: Sendable {
+        let request: HTTPRequest
+        let body: Data?
+        let onHead: (@Sendable () -> Void)?
+        let maximumBodySize: Int
+        let deadline: NIODeadline
+    }
+
+    /// Opens the exchange's stream, on the connection's event loop; a request that cannot have
+    /// one fails as not sent.
+    private func open(_ request: StreamRequest, for exchange: HTTP2Exchange) {
+        let state = self.state
+        let snapshot = state.snapshot
+        guard self.channel.isActive, !snapshot.closing else {
+            exchange.fail(Self.notSent(ChannelError.ioOnClosedChannel, state))
+            return
+        }
+        guard !snapshot.hasGoneAway else {
+            // RFC 9113 §6.8: after GOAWAY no new stream is processed; the request never left,
+            // so it is safe to send again on another connection.
+            var notProcessed = SecureHTTPError(
+                .requestNotProcessed,
+                "the server sent GOAWAY before the HTTP/2 stream opened"
+            )
+            notProcessed.requestWasNotSent = true
+            exchange.fail(notProcessed)
+            return
+        }
+        let shared = self.shared
+        // No promise for the stream: with the parent active (checked just now, on its loop),
+        // configuring the stream fails only if this initializer does, and the initializer fails
+        // the exchange itself.
+        self.multiplexer.createStreamChannel(promise: nil) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                do {
+                    guard exchange.attach(stream) else {
+                        throw SecureHTTPError(.cancelled, "the exchange ended before its stream opened")
+                    }
+                    var buffer: ByteBuffer?
+                    if let body = request.body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
+                    let streamsShared = shared.value ?? HTTP2StreamsShared(loop: stream.eventLoop)
+                    shared.value = streamsShared
+                    try stream.pipeline.syncOperations.addHandler(
+                        HTTP2StreamHandler(
+                            headers: Self.makeHeaders(request.request, body: request.body),
+                            body: buffer,
+                            maximumBodySize: request.maximumBodySize,
+                            deadline: request.deadline,
+                            exchange: exchange,
+                            connection: state,
+                            shared: streamsShared,
+                            onHead: request.onHead
+                        )
+                    )
+                } catch {
+                    exchange.fail(Self.notSent(error, state))
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Why a request that never reached the wire failed: the connection's close reason if it
+    /// has one, marked not sent (safe to send again on another connection).
+    private static func notSent(_ error: any Error, _ state: HTTP2ConnectionState) -> SecureHTTPError {
+        var reason =
+            state.snapshot.closeReason
+            ?? SecureHTTPError(
+                .connectionClosed,
+                "the HTTP/2 stream could not be opened: \(TransportErrorText.sentence(for: error))"
+            )
+        reason.requestWasNotSent = true
+        return reason
     }
 
     /// Header fields that are specific to an HTTP/1.1 connection: RFC 9113 §8.2.2 forbids them

@@ -69,6 +69,26 @@ final class HTTP2ConnectionState: Sendable {
         }
     }
 
+    /// Grants the pool a stream if the connection still accepts one (marking it busy); false,
+    /// and nothing changed, when it is closing or gone away. One step, so that the check and
+    /// the mark cannot be told apart by a GOAWAY in between.
+    func beginExchangeIfAccepting() -> Bool {
+        self.state.withLockedValue { state in
+            guard !state.snapshot.closing, !state.snapshot.hasGoneAway else { return false }
+            state.idleSince = nil
+            return true
+        }
+    }
+
+    /// The pool released a stream: marks the connection idle when it was the last granted
+    /// (`idle`), and tells whether the connection still accepts new streams.
+    func streamReleased(idle: Bool) -> Bool {
+        self.state.withLockedValue { state in
+            if idle, state.idleSince == nil { state.idleSince = .now() }
+            return !state.snapshot.closing && !state.snapshot.hasGoneAway
+        }
+    }
+
     /// When the connection has been idle long enough to close, or nil while it is busy.
     func idleDeadline(after timeout: TimeAmount) -> NIODeadline? {
         self.state.withLockedValue { $0.idleSince.map { $0 + timeout } }

@@ -8,25 +8,35 @@ import NIOHTTP2
 /// the stream's handler (the response, or why the stream failed), the connection (it failed),
 /// the cancelled task, or the stream that could not be opened. It resumes the waiting task
 /// directly, with no promise in between.
+///
+/// It also holds the exchange's stream while the exchange is unsettled, so that cancelling the
+/// task closes the stream (RST_STREAM with CANCEL); one lock per exchange for both jobs.
 final class HTTP2Exchange: Sendable {
-    private enum State {
+    private enum Outcome {
         case pending
         case waiting(UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>)
         /// The outcome, until the waiting task takes it (nil once it has).
         case settled(Result<HTTP2StreamHandler.Completed, SecureHTTPError>?)
     }
 
-    private let state = NIOLockedValueBox(State.pending)
+    private struct State {
+        var outcome = Outcome.pending
+        /// The stream, from when it is set up until the exchange settles (dropped then: the
+        /// stream's handler holds the exchange, and the stream must not outlive its use).
+        var stream: (any Channel)?
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     /// Waits with `continuation`, resumed at once if the outcome is already known.
     func wait(_ continuation: UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>) {
         let settled = self.state.withLockedValue { state -> Result<HTTP2StreamHandler.Completed, SecureHTTPError>? in
-            switch state {
+            switch state.outcome {
             case .pending:
-                state = .waiting(continuation)
+                state.outcome = .waiting(continuation)
                 return nil
             case .settled(let result):
-                state = .settled(nil)
+                state.outcome = .settled(nil)
                 return result
             case .waiting:
                 preconditionFailure("an HTTP/2 exchange is awaited once")
@@ -35,26 +45,53 @@ final class HTTP2Exchange: Sendable {
         if let settled { continuation.resume(with: settled.mapError { $0 as any Error }) }
     }
 
+    /// Records the exchange's stream; false when the exchange has settled already (cancelled,
+    /// or its connection failed), and the caller then drops the stream.
+    func attach(_ stream: any Channel) -> Bool {
+        self.state.withLockedValue { state in
+            if case .settled = state.outcome { return false }
+            state.stream = stream
+            return true
+        }
+    }
+
     /// Settles the exchange; does nothing when it was settled already.
     func settle(_ result: Result<HTTP2StreamHandler.Completed, SecureHTTPError>) {
-        let waiting = self.state.withLockedValue {
-            state -> UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>? in
-            switch state {
-            case .pending:
-                state = .settled(result)
-                return nil
-            case .waiting(let continuation):
-                state = .settled(nil)
-                return continuation
-            case .settled:
-                return nil
-            }
-        }
-        waiting?.resume(with: result.mapError { $0 as any Error })
+        _ = self.settle(result, takingStream: false)
     }
 
     func fail(_ error: SecureHTTPError) {
         self.settle(.failure(error))
+    }
+
+    /// The task was cancelled: fails the exchange with `cancelled` and closes its stream, if it
+    /// has one (RST_STREAM with CANCEL; the connection and its other streams carry on).
+    func cancel() {
+        let stream = self.settle(.failure(SecureHTTPError(.cancelled, "the request was cancelled")), takingStream: true)
+        stream?.close(promise: nil)
+    }
+
+    private func settle(
+        _ result: Result<HTTP2StreamHandler.Completed, SecureHTTPError>,
+        takingStream: Bool
+    ) -> (any Channel)? {
+        let (waiting, stream) = self.state.withLockedValue {
+            state -> (UnsafeContinuation<HTTP2StreamHandler.Completed, any Error>?, (any Channel)?) in
+            let stream = state.stream
+            state.stream = nil
+            switch state.outcome {
+            case .pending:
+                state.outcome = .settled(result)
+                return (nil, stream)
+            case .waiting(let continuation):
+                state.outcome = .settled(nil)
+                return (continuation, stream)
+            case .settled:
+                return (nil, nil)
+            }
+        }
+        waiting?.resume(with: result.mapError { $0 as any Error })
+        return takingStream ? stream : nil
     }
 }
 

@@ -1,11 +1,22 @@
+import Atomics
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServerTrust
 
 /// Counters a transport keeps for tests and benchmarks.
+///
+/// Atomic, not behind a lock: every exchange bumps one or two of them, from whichever thread
+/// its task runs on, and a lock shared by all requests was contended there. A snapshot reads
+/// each counter on its own (a statistic, not a transaction).
 final class TransportCounters: Sendable {
-    private let box = NIOLockedValueBox(NIOHTTPTransport.Statistics())
+    /// One counter of ``NIOHTTPTransport/Statistics``.
+    enum Field: Int, CaseIterable {
+        case connectionsOpened, trustEvaluations, exchanges, staleConnectionRetries
+        case http2ConnectionsOpened, http2Streams, notProcessedRetries
+    }
+
+    private let values: [ManagedAtomic<Int>] = Field.allCases.map { _ in ManagedAtomic(0) }
     /// The same events, and more, for swift-metrics.
     let metrics: TransportMetrics
 
@@ -13,11 +24,22 @@ final class TransportCounters: Sendable {
         self.metrics = metrics
     }
 
-    func increment(_ field: WritableKeyPath<NIOHTTPTransport.Statistics, Int>) {
-        self.box.withLockedValue { $0[keyPath: field] += 1 }
+    func increment(_ field: Field) {
+        self.values[field.rawValue].wrappingIncrement(ordering: .relaxed)
     }
 
-    var snapshot: NIOHTTPTransport.Statistics { self.box.withLockedValue { $0 } }
+    var snapshot: NIOHTTPTransport.Statistics {
+        func value(_ field: Field) -> Int { self.values[field.rawValue].load(ordering: .relaxed) }
+        var statistics = NIOHTTPTransport.Statistics()
+        statistics.connectionsOpened = value(.connectionsOpened)
+        statistics.trustEvaluations = value(.trustEvaluations)
+        statistics.exchanges = value(.exchanges)
+        statistics.staleConnectionRetries = value(.staleConnectionRetries)
+        statistics.http2ConnectionsOpened = value(.http2ConnectionsOpened)
+        statistics.http2Streams = value(.http2Streams)
+        statistics.notProcessedRetries = value(.notProcessedRetries)
+        return statistics
+    }
 }
 
 /// Live connections by origin and requirements: keep-alive reuse, a per-key cap with a FIFO
@@ -194,8 +216,7 @@ final class ConnectionPool: Sendable {
                 }
                 switch action {
                 case .use(let id):
-                    if let connection = state.connections[id], connection.isActive {
-                        connection.beginExchange()
+                    if let connection = state.connections[id], connection.beginExchange() {
                         return .use(connection)
                     }
                     var effects = Effects()
@@ -239,7 +260,9 @@ final class ConnectionPool: Sendable {
     /// connection is parked or handed to a waiting request, an HTTP/2 stream slot goes to a
     /// waiting request.
     func release(_ connection: PooledConnection, key: Key, reusable: Bool) {
-        let reusable = reusable && connection.isActive
+        // An HTTP/2 stream's release does not depend on it (its connection is asked once, under
+        // the lock).
+        let reusable = reusable && (connection.isHTTP2 || connection.isActive)
         let effects = self.state.withLockedValue { state in
             var effects = Effects()
             Self.release(&state, id: connection.id, key: key, reusable: reusable, &effects)
@@ -282,9 +305,9 @@ final class ConnectionPool: Sendable {
             if close, let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
             // Under the pool's lock, so that a grant of the next stream (which marks it busy)
             // cannot come first.
-            if idle { connection.becameIdle() }
+            let accepting = connection.streamReleased(idle: idle)
             Self.perform(&state, wake, key: key, &effects)
-            if !close, !connection.isActive {
+            if !close, !accepting {
                 // Closing, or gone away before the pool heard of it: no new stream goes to it,
                 // and it closes once its streams end (now, if none is granted).
                 state.connections[id] = nil
@@ -359,13 +382,14 @@ final class ConnectionPool: Sendable {
         case .none:
             break
         case .handOver(let id, let waiter):
-            guard let connection = state.connections[id],
+            // A connection that can no longer take the exchange (closed, closing, gone away)
+            // is released as the waiter would release it.
+            guard let connection = state.connections[id], connection.beginExchange(),
                 Self.grant(&state, waiter: waiter, .connection(connection), &effects)
             else {
                 Self.release(&state, id: id, key: key, reusable: false, &effects)
                 return
             }
-            connection.beginExchange()
         case .connect(let waiter):
             guard Self.grant(&state, waiter: waiter, .connect, &effects) else {
                 Self.perform(&state, state.machine.connectFailed(key), key: key, &effects)
@@ -461,7 +485,7 @@ final class ConnectionPool: Sendable {
             effects.run()
             throw error
         }
-        self.counters.increment(\.connectionsOpened)
+        self.counters.increment(.connectionsOpened)
         self.counters.metrics.connectionOpened(
             http2: connection.isHTTP2,
             tls: key.requirements.usesTLS,
@@ -472,7 +496,7 @@ final class ConnectionPool: Sendable {
         case .http1:
             negotiated = .http1
         case .http2(_, let maximumStreams):
-            self.counters.increment(\.http2ConnectionsOpened)
+            self.counters.increment(.http2ConnectionsOpened)
             negotiated = .http2(maximumStreams: maximumStreams)
         }
         let (isShutDown, effects) = self.state.withLockedValue { state in

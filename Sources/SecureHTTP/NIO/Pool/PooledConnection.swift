@@ -26,15 +26,13 @@ enum PooledConnection: Sendable {
         }
     }
 
-    /// A request was granted this connection (an HTTP/2 stream of it).
-    func beginExchange() {
-        if case .http2(let connection, _) = self { connection.beginExchange() }
-    }
-
-    /// The pool has none of its streams granted any more (HTTP/2; an idle HTTP/1.1 connection
-    /// keeps its own timer from when it is parked).
-    func becameIdle() {
-        if case .http2(let connection, _) = self { connection.becameIdle() }
+    /// A request is granted this connection (an HTTP/2 stream of it) if it can take one: open,
+    /// and for HTTP/2 neither closing nor gone away (then marked busy). False when it cannot.
+    func beginExchange() -> Bool {
+        switch self {
+        case .http1(let connection): connection.isActive
+        case .http2(let connection, _): connection.beginExchange()
+        }
     }
 
     /// The event loop the connection runs on.

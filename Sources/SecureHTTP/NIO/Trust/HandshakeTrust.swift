@@ -100,7 +100,7 @@ final class HandshakeTrust: Sendable {
 
     /// A full evaluation; records a rejection, and caches a trusted decision with its NIOSSL chain.
     private func evaluate(_ der: [[UInt8]]) async -> NIOSSLVerificationResultWithMetadata {
-        self.counters.increment(\.trustEvaluations)
+        self.counters.increment(.trustEvaluations)
         self.counters.metrics.trustEvaluated(cached: false)
         let now = self.now()
         let decision: TrustDecision
