@@ -291,6 +291,7 @@ let package = Package(
             name: "SecureStorageTests",
             dependencies: [
                 "SecureStorage",
+                "SecureNetworkingInternal",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

@@ -1,5 +1,6 @@
 import Dispatch
 public import Foundation
+import SecureNetworkingInternal
 
 #if canImport(Darwin)
 import Darwin

@@ -1,4 +1,5 @@
 public import Foundation
+import SecureNetworkingInternal
 
 /// A store that keeps items in memory only: for tests and for sessions that must not persist.
 public final class InMemoryStore: SecureStore {

@@ -1,4 +1,5 @@
 public import Foundation
+import SecureNetworkingInternal
 
 /// A store of secrets: item key → bytes.
 ///

@@ -1,6 +1,7 @@
 public import Foundation
 public import HTTPTypes
 public import SecureHTTP
+import SecureNetworkingInternal
 import SecureStorage
 
 /// An `HTTPTransport` that sends every request with the session's access token: the one place

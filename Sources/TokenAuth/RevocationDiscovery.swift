@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
 import SecureHTTP
+import SecureNetworkingInternal
 import SecureStorage
 
 /// The revocation endpoint a server advertises in its authorization server metadata (RFC 8414),

@@ -1,4 +1,5 @@
 import Foundation
+import SecureNetworkingInternal
 import Testing
 
 @testable import SecureStorage

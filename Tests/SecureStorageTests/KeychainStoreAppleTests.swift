@@ -1,6 +1,7 @@
 #if canImport(Security)
 import Foundation
 import Security
+import SecureNetworkingInternal
 @testable import SecureStorage
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 public import SecureHTTP
+import SecureNetworkingInternal
 import SecureStorage
 public import TokenAuth
 
