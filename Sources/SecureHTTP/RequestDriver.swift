@@ -25,6 +25,16 @@ struct PreparedHop: Sendable {
     /// The hop's URL, built on demand (the NIO transport never needs it).
     var url: URL { RedirectHop(request: self.request, body: nil).url }
 
+    /// The hop with ``boundRequest()`` as its request; the hop itself when it has no credential.
+    ///
+    /// - Throws: ``SecureHTTPError/Code/invalidHeaderValue``.
+    func withBoundCredential() throws(SecureHTTPError) -> PreparedHop {
+        guard self.credential != nil else { return self }
+        var bound = self
+        bound.request = try self.boundRequest()
+        return bound
+    }
+
     /// The request with its credential (and the credential's proof) bound now, checked for CR,
     /// LF and NUL.
     ///

@@ -151,23 +151,9 @@ public final class NIOHTTPTransport: HTTPTransport {
             let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
             counters.increment(.exchanges)
             do throws(SecureHTTPError) {
-                // Bound now that the request has its connection (a copy of the hop only when
-                // there is a credential to bind).
-                if hop.credential == nil {
-                    return try await Self.perform(
-                        hop,
-                        on: connection,
-                        key: key,
-                        pool: pool,
-                        counters: counters,
-                        limit: limit,
-                        deadline: deadline
-                    )
-                }
-                var bound = hop
-                bound.request = try hop.boundRequest()
+                // Bound now that the request has its connection.
                 return try await Self.perform(
-                    bound,
+                    try hop.withBoundCredential(),
                     on: connection,
                     key: key,
                     pool: pool,
