@@ -64,10 +64,10 @@ func exchange(method: HTTPRequest.Method, limit: Int, payload: [UInt8], split: I
             _ = channel.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: 443))
             let request = HTTPRequest(method: method, scheme: "https", authority: "api.example", path: "/items")
             let body = method == .post ? Data("{}".utf8) : nil
-            let bytes = try! HTTP1RequestBytes(request, body: body, allocator: channel.allocator)
             handler.start(
                 .init(
-                    request: bytes,
+                    request: request,
+                    body: body,
                     maximumBodySize: limit,
                     deadline: .now() + .seconds(60),
                     continuation: continuation
