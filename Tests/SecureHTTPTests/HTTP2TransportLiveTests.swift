@@ -438,11 +438,17 @@ struct HTTP2TransportLiveTests {
                 _ = try await transport.send(get(url(server)))
                 try await waitUntil { server.statistics.pingsReceived >= 3 }
                 _ = try await transport.send(get(url(server)))
-                // What the transport saw is in the message: this failed twice on a loaded machine
-                // (a second connection accepted), and the cause is not known yet.
+                // The second request rides the connection that served the first, kept open and
+                // checked by the PINGs in between. (Compared by connection rather than by count:
+                // on a loaded CI machine the first request's stream once failed as not sent on
+                // a fresh connection and was retried on a second one, before any PING, so two
+                // were accepted and both requests were served on the second. That retry is
+                // reported in the note as an open problem; it is not what this test is about.)
+                let connections = server.statistics.requests.map(\.connection)
+                #expect(connections.count == 2, "\(transport.statistics)")
                 #expect(
-                    server.statistics.connectionsAccepted == 1,
-                    "\(transport.statistics), requests on connections \(server.statistics.requests.map(\.connection))"
+                    Set(connections).count == 1,
+                    "\(transport.statistics), requests on connections \(connections)"
                 )
             }
         }
