@@ -13,14 +13,14 @@ struct HTTP2ConnectionStateTests {
         // The request that opened it holds a stream: no idle deadline yet.
         #expect(state.idleDeadline(after: .seconds(30)) == nil)
         let before = NIODeadline.now()
-        state.markIdle()
+        _ = state.streamReleased(idle: true)
         let deadline = state.idleDeadline(after: .seconds(30))
         #expect(deadline.map { $0 >= before + .seconds(30) && $0 <= .now() + .seconds(30) } == true)
         // Marked idle again (a second release reported idle): the timeout still runs from
         // the first.
-        state.markIdle()
+        _ = state.streamReleased(idle: true)
         #expect(state.idleDeadline(after: .seconds(30)) == deadline)
-        state.markBusy()
+        _ = state.beginExchangeIfAccepting()
         #expect(state.idleDeadline(after: .seconds(30)) == nil)
     }
 
@@ -47,7 +47,7 @@ struct HTTP2ConnectionStateTests {
 
     @Test func aStreamIsGrantedOnlyWhileTheConnectionAcceptsOne() {
         let state = HTTP2ConnectionState()
-        state.markIdle()
+        _ = state.streamReleased(idle: true)
         #expect(state.beginExchangeIfAccepting())
         #expect(state.idleDeadline(after: .seconds(30)) == nil)
         // The last stream released: idle from now, and still open for streams.

@@ -57,18 +57,6 @@ final class HTTP2ConnectionState: Sendable {
         }
     }
 
-    /// The pool granted a stream of the connection.
-    func markBusy() {
-        self.state.withLockedValue { $0.idleSince = nil }
-    }
-
-    /// The pool has no stream of the connection granted any more.
-    func markIdle() {
-        self.state.withLockedValue { state in
-            if state.idleSince == nil { state.idleSince = .now() }
-        }
-    }
-
     /// Grants the pool a stream if the connection still accepts one (marking it busy); false,
     /// and nothing changed, when it is closing or gone away. One step, so that the check and
     /// the mark cannot be told apart by a GOAWAY in between.
