@@ -80,10 +80,6 @@ final class HTTP2Connection: Sendable {
             maximumBodySize: maximumBodySize,
             deadline: NIODeadline.now() + TimeAmount(ContinuousClock.now.duration(to: deadline))
         )
-        // A failure of the whole connection (a PING unanswered, a protocol error) fails this
-        // exchange at once.
-        let token = self.state.register(exchange)
-        defer { self.state.unregister(token) }
         do {
             let completed = try await withTaskCancellationHandler {
                 try await withUnsafeThrowingContinuation {
@@ -145,10 +141,17 @@ final class HTTP2Connection: Sendable {
         // the exchange itself.
         self.multiplexer.createStreamChannel(promise: nil) { stream in
             stream.eventLoop.makeCompletedFuture {
+                var registration: Int?
                 do {
                     guard exchange.attach(stream) else {
                         throw SecureHTTPError(.cancelled, "the exchange ended before its stream opened")
                     }
+                    // A failure of the whole connection (a PING unanswered, a protocol error)
+                    // fails the exchange at once. Registered here, on the loop, where the
+                    // connection fails (after the `closing` check above, so no failure falls in
+                    // between), and released by the stream's handler when it finishes.
+                    let token = state.register(exchange)
+                    registration = token
                     var buffer: ByteBuffer?
                     if let body = request.body, !body.isEmpty { buffer = stream.allocator.buffer(data: body) }
                     let streamsShared = shared.value ?? HTTP2StreamsShared(loop: stream.eventLoop)
@@ -162,10 +165,12 @@ final class HTTP2Connection: Sendable {
                             exchange: exchange,
                             connection: state,
                             shared: streamsShared,
+                            registration: token,
                             onHead: request.onHead
                         )
                     )
                 } catch {
+                    if let registration { state.unregister(registration) }
                     exchange.fail(Self.notSent(error, state))
                     throw error
                 }

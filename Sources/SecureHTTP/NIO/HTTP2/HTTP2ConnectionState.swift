@@ -83,7 +83,9 @@ final class HTTP2ConnectionState: Sendable {
     }
 
     /// Registers an exchange, so that ``fail(_:)`` fails it without waiting for the
-    /// connection to finish closing; returns the token for ``unregister(_:)``.
+    /// connection to finish closing; returns the token for ``unregister(_:)``. Called on the
+    /// connection's event loop, where ``fail(_:)`` is (the stream's initializer registers, its
+    /// handler unregisters): the task that awaits the exchange takes no lock for it.
     func register(_ exchange: HTTP2Exchange) -> Int {
         self.state.withLockedValue { state in
             state.nextExchange += 1

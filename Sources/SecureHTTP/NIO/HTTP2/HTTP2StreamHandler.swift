@@ -130,6 +130,9 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
     /// exchange's while it runs) and the response fields seen.
     private let shared: HTTP2StreamsShared
     private var deadlineToken: Int?
+    /// The exchange's entry in the connection's registry (the exchanges a failure of the whole
+    /// connection fails at once), until the exchange finishes.
+    private var registration: Int?
     /// Called when the final response's HEADERS arrive.
     private let onHead: (@Sendable () -> Void)?
 
@@ -141,8 +144,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         exchange: HTTP2Exchange,
         connection: HTTP2ConnectionState,
         shared: HTTP2StreamsShared,
+        registration: Int? = nil,
         onHead: (@Sendable () -> Void)? = nil
     ) {
+        self.registration = registration
         self.onHead = onHead
         self.shared = shared
         self.headers = headers
@@ -294,6 +299,7 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
             ),
             context: context
         )
+        self.finished()
     }
 
     /// Carries out what the machine decided. Failing the exchange with `close` resets the
@@ -318,6 +324,10 @@ final class HTTP2StreamHandler: ChannelDuplexHandler {
         if let token = self.deadlineToken {
             self.shared.deadlines.remove(token)
             self.deadlineToken = nil
+        }
+        if let registration = self.registration {
+            self.connection.unregister(registration)
+            self.registration = nil
         }
     }
 }
