@@ -18,6 +18,9 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
             case unreadableFile, notACertificate
             case ctNoSCTs, ctTooFewSCTs, ctUnknownLog, ctBadSignature, ctLogNotUsable, ctLogListStale
             case ctMalformedSCT, ctLogListMissing, invalidLogList
+            case pinUpdateTooLarge, malformedPinUpdate, unknownPinUpdateKey, invalidPinUpdateSignature
+            case pinUpdateRollback, pinUpdateNotYetValid, pinUpdateExpired, pinUpdateDropsHost
+            case invalidPinUpdateKey
         }
 
         fileprivate let base: Base
@@ -109,13 +112,36 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
         public static let ctLogListMissing = Code(base: .ctLogListMissing)
         /// A CT log list was refused; ``ServerTrustError/keyPath`` names where.
         public static let invalidLogList = Code(base: .invalidLogList)
+        /// A signed pin-set update is larger than the verifier's limit; it was refused before
+        /// any parsing.
+        public static let pinUpdateTooLarge = Code(base: .pinUpdateTooLarge)
+        /// A signed pin-set update, or the document inside it, is not in the format (see
+        /// ``PinSetUpdate``); ``ServerTrustError/keyPath`` names where.
+        public static let malformedPinUpdate = Code(base: .malformedPinUpdate)
+        /// A pin-set update is signed by a key that is not among the verifier's trusted keys.
+        public static let unknownPinUpdateKey = Code(base: .unknownPinUpdateKey)
+        /// A pin-set update's signature does not verify with the key it names.
+        public static let invalidPinUpdateSignature = Code(base: .invalidPinUpdateSignature)
+        /// A pin-set update's `version` is not greater than the version already applied (a
+        /// replayed or older document).
+        public static let pinUpdateRollback = Code(base: .pinUpdateRollback)
+        /// A pin-set update's `issuedAt` is in the future (beyond the clock-skew tolerance).
+        public static let pinUpdateNotYetValid = Code(base: .pinUpdateNotYetValid)
+        /// A pin-set update's `notAfter` has passed (a frozen or withheld document).
+        public static let pinUpdateExpired = Code(base: .pinUpdateExpired)
+        /// A pin-set update leaves a host pattern that is pinned now without pins, and does not
+        /// unpin it explicitly (`"unpin": true`).
+        public static let pinUpdateDropsHost = Code(base: .pinUpdateDropsHost)
+        /// A pin-update key is not an Ed25519 or ECDSA P-256 key in the expected encoding.
+        public static let invalidPinUpdateKey = Code(base: .invalidPinUpdateKey)
     }
 
     /// What went wrong, as a stable code.
     public let code: Code
     /// A short explanation for people; it never holds a secret.
     public let message: String
-    /// For ``Code/invalidPolicyFile`` and ``Code/invalidLogList``: the key path in the file, such as `exceptionDomains["a.com"].pins[1]`.
+    /// For ``Code/invalidPolicyFile``, ``Code/invalidLogList``, ``Code/malformedPinUpdate`` and a
+    /// pin-set update's ``Code/missingBackupPin``: the key path in the file, such as `exceptionDomains["a.com"].pins[1]`.
     public let keyPath: String?
 
     /// Creates an error; used by transports that report a ServerTrust reason of their own.

@@ -159,6 +159,11 @@ public struct PinningPolicy: Hashable, Sendable {
         self.rules[pattern] = pins
     }
 
+    /// Removes the pins of a pattern, if it has any.
+    public mutating func unpin(_ pattern: HostPattern) {
+        self.rules[pattern] = nil
+    }
+
     /// The most specific rule matching the host, if any.
     public func rule(for host: String) -> (pattern: HostPattern, pins: PinSet)? {
         var best: (pattern: HostPattern, pins: PinSet)?

@@ -185,9 +185,12 @@ struct PolicyReader {
 
     /// The folder relative certificate paths start from; nil refuses them.
     let baseDirectory: URL?
+    /// The code of every refusal: the policy file's, or a pin-set update's (which keeps
+    /// ``ServerTrustError/Code/missingBackupPin`` for a pin set without a backup).
+    var failureCode: ServerTrustError.Code = .invalidPolicyFile
 
     func fail(_ path: String, _ reason: String) -> ServerTrustError {
-        ServerTrustError(.invalidPolicyFile, "\(path): \(reason)", keyPath: path)
+        ServerTrustError(self.failureCode, "\(path): \(reason)", keyPath: path)
     }
 
     func object(
@@ -355,7 +358,11 @@ struct PolicyReader {
             }
             return try PinSet(pins: pins, expiration: expiration, mode: mode)
         } catch {
-            throw self.fail(path + (scoped ? "" : ".pins"), error.message)
+            let at = path + (scoped ? "" : ".pins")
+            if self.failureCode == .malformedPinUpdate, error.code == .missingBackupPin {
+                throw ServerTrustError(.missingBackupPin, "\(at): \(error.message)", keyPath: at)
+            }
+            throw self.fail(at, error.message)
         }
     }
 

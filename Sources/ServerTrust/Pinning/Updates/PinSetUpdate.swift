@@ -1,0 +1,215 @@
+public import Foundation
+
+/// A pin-set update: the pins an app enforces from now on for the host patterns it lists,
+/// published by the app's owner and signed (``SignedPinSetUpdate``), so that pins can rotate
+/// without an app release.
+///
+/// The document is JSON (format `securenet-pin-set-update/1`):
+///
+/// ```json
+/// {
+///   "format": "securenet-pin-set-update/1",
+///   "version": 7,
+///   "issuedAt": "2026-11-27T00:00:00Z",
+///   "notAfter": "2027-02-25T00:00:00Z",
+///   "pinnedDomains": {
+///     "api.example.com": { "caPins": ["sha256/…", "sha256/…"] },
+///     "**.cdn.example.com": { "pins": ["sha256/…", "sha256/…"], "expiration": "2027-06-30T00:00:00Z" },
+///     "legacy.example.com": { "unpin": true }
+///   }
+/// }
+/// ```
+///
+/// - `version`: a whole number from 1 to 2⁵³ − 1; an app applies a document only when its
+///   version is greater than the one it applied last (no rollback to an older, replayed one).
+/// - `issuedAt`, `notAfter`: ISO 8601 instants; a document is applied only between them (a
+///   withheld, frozen document stops being accepted at `notAfter`).
+/// - `pinnedDomains`: host patterns (as in the policy file) mapped to a pin set, written as the
+///   policy file writes one (`pins`, or `caPins` and/or `leafPins`, with `expiration` and
+///   `reportOnly`; an enforced group needs a backup pin), or to `{"unpin": true}`, the explicit
+///   statement that the pattern is no longer pinned.
+///
+/// Unknown keys are refused. The document replaces the pins of the patterns it lists; the
+/// app's compiled-in pins stay in force for the others (see ``PinningPolicy/applying(_:)``).
+public struct PinSetUpdate: Hashable, Sendable {
+    /// What the update says about one host pattern.
+    public enum Entry: Hashable, Sendable {
+        /// These pins from now on.
+        case pinned(PinSet)
+        /// No pins any more: an explicit, signed statement (a pattern simply left out of a
+        /// document keeps the app's compiled-in pins, and one pinned now cannot be left out).
+        case unpinned
+    }
+
+    /// The format identifier of this version of the document.
+    public static let format = "securenet-pin-set-update/1"
+    /// The largest `version` (2⁵³ − 1: every JSON parser reads it exactly).
+    public static let maximumVersion: UInt64 = (1 << 53) - 1
+
+    /// Increases with every document published; see ``PinUpdateVerifier``.
+    public let version: UInt64
+    /// When the document was issued.
+    public let issuedAt: Date
+    /// After this instant the document is no longer applied.
+    public let notAfter: Date
+    /// What the document says for each host pattern it lists.
+    public let entries: [HostPattern: Entry]
+
+    /// Creates a document (to publish it: ``jsonData()``, then sign the bytes).
+    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` when `version` is 0 or above
+    ///   ``maximumVersion``, `notAfter` is not after `issuedAt`, or there are no entries.
+    public init(
+        version: UInt64,
+        issuedAt: Date,
+        notAfter: Date,
+        entries: [HostPattern: Entry]
+    ) throws(ServerTrustError) {
+        guard version >= 1, version <= Self.maximumVersion else {
+            throw ServerTrustError(
+                .malformedPinUpdate,
+                "$.version: a version is a whole number from 1 to \(Self.maximumVersion)",
+                keyPath: "$.version"
+            )
+        }
+        guard notAfter > issuedAt else {
+            throw ServerTrustError(.malformedPinUpdate, "$.notAfter: must be after issuedAt", keyPath: "$.notAfter")
+        }
+        guard !entries.isEmpty else {
+            throw ServerTrustError(
+                .malformedPinUpdate,
+                "$.pinnedDomains: a pin-set update lists at least one host pattern",
+                keyPath: "$.pinnedDomains"
+            )
+        }
+        self.version = version
+        self.issuedAt = Self.wholeSeconds(issuedAt)
+        self.notAfter = Self.wholeSeconds(notAfter)
+        self.entries = entries
+    }
+
+    /// Parses a document (the exact bytes that were signed).
+    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` with the key path: not JSON, an
+    ///   unknown key, a missing or wrong-typed field, another format, a bad version, date, host
+    ///   pattern or pin; ``ServerTrustError/Code/missingBackupPin`` (with the key path) for an
+    ///   enforced pin set without a backup pin.
+    public init(json: Data) throws(ServerTrustError) {
+        let root = try JSONValue.parse(json, failing: .malformedPinUpdate, what: "the pin-set update")
+        var reader = PolicyReader(baseDirectory: nil)
+        reader.failureCode = .malformedPinUpdate
+        let fields = try reader.object(
+            root,
+            "$",
+            allowed: ["format", "version", "issuedAt", "notAfter", "pinnedDomains"]
+        )
+        guard let format = try reader.string(fields, "format", "$") else {
+            throw reader.fail("$.format", "missing: expected \"\(Self.format)\"")
+        }
+        guard format == Self.format else {
+            throw reader.fail("$.format", "unsupported format '\(format.prefix(60))' (expected \"\(Self.format)\")")
+        }
+        guard case .number(let number)? = fields["version"] else {
+            throw reader.fail("$.version", "missing or not a number: expected a whole number from 1")
+        }
+        guard number >= 1, number <= Double(Self.maximumVersion), number == number.rounded() else {
+            throw reader.fail("$.version", "a version is a whole number from 1 to \(Self.maximumVersion)")
+        }
+        let issuedAt = try Self.date(fields, "issuedAt", reader)
+        let notAfter = try Self.date(fields, "notAfter", reader)
+        guard case .object(let patterns)? = fields["pinnedDomains"] else {
+            throw reader.fail("$.pinnedDomains", "missing or not an object: expected host patterns and their pins")
+        }
+        var entries: [HostPattern: Entry] = [:]
+        for text in patterns.keys.sorted() {
+            let path = "$.pinnedDomains[\"\(text)\"]"
+            let pattern: HostPattern
+            do {
+                pattern = try HostPattern(text)
+            } catch {
+                throw reader.fail(path, error.message)
+            }
+            guard entries[pattern] == nil else {
+                throw reader.fail(path, "the pattern \(pattern) is listed twice")
+            }
+            let value = patterns[text] ?? .null
+            if case .object(let object) = value, object["unpin"] != nil {
+                guard object.count == 1, case .bool(true) = object["unpin"] else {
+                    throw reader.fail(path + ".unpin", "an unpin statement is {\"unpin\": true} and nothing else")
+                }
+                entries[pattern] = .unpinned
+            } else {
+                entries[pattern] = .pinned(try reader.pinSet(value, path))
+            }
+        }
+        do {
+            try self.init(version: UInt64(number), issuedAt: issuedAt, notAfter: notAfter, entries: entries)
+        } catch {
+            throw error
+        }
+    }
+
+    private static func date(
+        _ fields: [String: JSONValue],
+        _ key: String,
+        _ reader: PolicyReader
+    ) throws(ServerTrustError) -> Date {
+        guard let text = try reader.string(fields, key, "$") else {
+            throw reader.fail("$.\(key)", "missing: expected an ISO 8601 date such as 2027-06-30T00:00:00Z")
+        }
+        guard let date = ISO8601DateFormatter().date(from: text) else {
+            throw reader.fail("$.\(key)", "'\(text.prefix(40))' is not an ISO 8601 date such as 2027-06-30T00:00:00Z")
+        }
+        return date
+    }
+
+    /// The document as JSON, keys sorted and dates in whole seconds (the bytes to sign).
+    public func jsonData() -> Data {
+        let formatter = ISO8601DateFormatter()
+        var domains: [String: Any] = [:]
+        for (pattern, entry) in self.entries {
+            switch entry {
+            case .unpinned:
+                domains[pattern.description] = ["unpin": true]
+            case .pinned(let set):
+                var object: [String: Any] = [:]
+                for group in set.groups {
+                    let key =
+                        group.scope == .leaf ? "leafPins" : group.scope == .certificateAuthority ? "caPins" : "pins"
+                    object[key] = group.pins.map(\.description)
+                }
+                if let expiration = set.expiration { object["expiration"] = formatter.string(from: expiration) }
+                if set.mode == .reportOnly { object["reportOnly"] = true }
+                domains[pattern.description] = object
+            }
+        }
+        let root: [String: Any] = [
+            "format": Self.format,
+            "version": self.version,
+            "issuedAt": formatter.string(from: self.issuedAt),
+            "notAfter": formatter.string(from: self.notAfter),
+            "pinnedDomains": domains,
+        ]
+        // Only strings, numbers, booleans, arrays and dictionaries of them: serialisable.
+        return (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+    }
+
+    /// ISO 8601 as written here has whole seconds: a date read back equals the one written.
+    private static func wholeSeconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+    }
+}
+
+extension PinningPolicy {
+    /// This policy with `update` applied: each pattern the update pins gets its pins, each it
+    /// unpins loses them, and the others keep theirs. Applied to the app's compiled-in pins
+    /// (never to an earlier update), so those stay the floor.
+    public func applying(_ update: PinSetUpdate) -> PinningPolicy {
+        var result = self
+        for (pattern, entry) in update.entries {
+            switch entry {
+            case .pinned(let set): result.pin(pattern, to: set)
+            case .unpinned: result.unpin(pattern)
+            }
+        }
+        return result
+    }
+}
