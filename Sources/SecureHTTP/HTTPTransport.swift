@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+public import ServerTrust
 
 /// Sends HTTP requests under a ``HTTPTransportConfiguration``: the transport policy is enforced
 /// before any byte is sent, the server is trusted only after ServerTrust accepted it in the
@@ -83,4 +84,14 @@ public struct HTTPTransportResponse: Sendable {
         self.redirectCount = redirectCount
         self.redirectedAcrossOrigins = redirectedAcrossOrigins
     }
+}
+
+/// A transport whose pins a verified pin-set update changes while it runs (see ``PinSetUpdate``
+/// and ``PinUpdateVerifier``): ``NIOHTTPTransport`` and `URLSessionTransport`.
+public protocol PinUpdatableTransport: HTTPTransport {
+    /// Puts the transport's compiled-in pins (its policy's ``PinningPolicy``) with `update`
+    /// applied in force, or the compiled-in pins alone for nil. Requests prepared from then on
+    /// are verified under them; connections verified under pins that changed take no new
+    /// request. Verify the update first: this applies what it is given.
+    func applyPinUpdate(_ update: PinSetUpdate?)
 }

@@ -102,10 +102,14 @@ final class ConnectionTarget: Hashable, Sendable {
     }
 }
 
-/// The policy's answer per scheme and authority. ``TransportSecurityPolicy/requirements(for:)``
-/// depends on the scheme, host and port alone, and the policy of a transport never changes, so
-/// a request to an origin seen before skips the exception and pin lookups. Refusals are not
+/// The policy in force and its answer per scheme and authority.
+/// ``TransportSecurityPolicy/requirements(for:)`` depends on the scheme, host and port alone,
+/// so a request to an origin seen before skips the exception and pin lookups. Refusals are not
 /// kept (they are rare and must stay exact); the table is bounded.
+///
+/// The policy changes only when a pin update is applied (``replacePinning(_:)``): the table is
+/// emptied and its generation advances, so an answer computed from the previous policy by a
+/// request that raced with the change is not kept.
 final class RequirementsMemo: Sendable {
     struct Key: Hashable, Sendable {
         let scheme: String
@@ -113,14 +117,20 @@ final class RequirementsMemo: Sendable {
     }
 
     private struct Table {
+        var policy: TransportSecurityPolicy
+        var generation = 0
         var entries: [Key: ConnectionTarget] = [:]
         /// The last entry found or added: a request to the same origin as the one before
         /// (most of them) compares two short strings instead of hashing them.
         var last: (key: Key, target: ConnectionTarget)?
     }
 
-    private let table = NIOLockedValueBox(Table())
+    private let table: NIOLockedValueBox<Table>
     private let capacity = 64
+
+    init(policy: TransportSecurityPolicy) {
+        self.table = NIOLockedValueBox(Table(policy: policy))
+    }
 
     func lookup(_ key: Key) -> ConnectionTarget? {
         self.table.withLockedValue { table in
@@ -131,11 +141,18 @@ final class RequirementsMemo: Sendable {
         }
     }
 
+    /// The policy in force and its generation, for a request that missed the table.
+    var policy: (policy: TransportSecurityPolicy, generation: Int) {
+        self.table.withLockedValue { ($0.policy, $0.generation) }
+    }
+
     /// Adds `value` for `key` unless another request added one first, and returns the one kept:
     /// requests that missed the table together all use the same instance afterwards, so the
     /// pool keeps comparing its keys by identity (with two, every lookup compared requirements).
-    func insert(_ value: ConnectionTarget, for key: Key) -> ConnectionTarget {
+    /// A value computed under an earlier generation of the policy is returned but not kept.
+    func insert(_ value: ConnectionTarget, for key: Key, generation: Int) -> ConnectionTarget {
         self.table.withLockedValue { table in
+            guard table.generation == generation else { return value }
             if let known = table.entries[key] {
                 table.last = (key, known)
                 return known
@@ -146,6 +163,39 @@ final class RequirementsMemo: Sendable {
             return value
         }
     }
+
+    /// Puts `pinning` in force in place of the policy's pins; returns the new policy.
+    func replacePinning(_ pinning: PinningPolicy) -> TransportSecurityPolicy {
+        self.table.withLockedValue { table in
+            table.policy.pinning = pinning
+            table.generation += 1
+            table.entries.removeAll()
+            table.last = nil
+            return table.policy
+        }
+    }
+}
+
+/// A change of the pins a transport enforces, applied: which connections were verified under
+/// pins that no longer apply. One decision for every transport (the NIO pool's keys, the
+/// URLSession transport's sessions).
+struct PinningChange: Sendable {
+    /// The policy now in force.
+    let policy: TransportSecurityPolicy
+
+    /// Whether a connection verified for `requirements` was verified under pins the policy no
+    /// longer gives its origin (different pins, none where there were some, or some where
+    /// there were none; an origin the policy now refuses counts too).
+    func isStale(_ requirements: ConnectionRequirements) -> Bool {
+        guard requirements.usesTLS else { return false }
+        let host = requirements.host.contains(":") ? "[\(requirements.host)]" : requirements.host
+        guard let url = URL(string: "https://\(host):\(requirements.port)/"),
+            let fresh = try? self.policy.requirements(for: url)
+        else {
+            return true
+        }
+        return fresh.pins != requirements.pins
+    }
 }
 
 /// What every transport does around the wire: policy first, header checks, redirects, the
@@ -155,14 +205,26 @@ final class RequirementsMemo: Sendable {
 final class RequestDriver: Sendable {
     let configuration: HTTPTransportConfiguration
     let logger: Logger
-    private let memo = RequirementsMemo()
+    private let memo: RequirementsMemo
 
     init(configuration: HTTPTransportConfiguration) {
         self.configuration = configuration
+        self.memo = RequirementsMemo(policy: configuration.policy)
         self.logger = configuration.logger ?? Logger(label: "SecureHTTP", factory: { _ in SwiftLogNoOpLogHandler() })
         for warning in configuration.policy.securityWarnings {
             self.logger.warning("transport policy weakened: \(warning)")
         }
+    }
+
+    /// Puts the compiled-in pins with `update` applied in force (the compiled-in pins alone
+    /// for nil): every request prepared from now on is verified under them. Returns the change,
+    /// for the transport to retire connections verified under pins that no longer apply.
+    func applyPinUpdate(_ update: PinSetUpdate?) -> PinningChange {
+        let compiled = self.configuration.policy.pinning
+        let pinning = update.map { compiled.applying($0) } ?? compiled
+        let policy = self.memo.replacePinning(pinning)
+        self.logger.info("pins updated\(update.map { " to version \($0.version)" } ?? " to the compiled-in pins")")
+        return PinningChange(policy: policy)
     }
 
     /// Sends `request`, following redirects, within the request deadline.
@@ -306,8 +368,9 @@ final class RequestDriver: Sendable {
             guard let url = hop.request.url, url.host != nil else {
                 throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
             }
+            let (policy, generation) = self.memo.policy
             do {
-                requirements = try self.configuration.policy.requirements(for: url)
+                requirements = try policy.requirements(for: url)
             } catch {
                 throw SecureHTTPError.policy(error)
             }
@@ -315,7 +378,7 @@ final class RequestDriver: Sendable {
                 throw SecureHTTPError(.invalidRequest, "the request URL has no host")
             }
             let made = ConnectionTarget(origin: parsed, requirements: requirements)
-            target = memoKey.map { self.memo.insert(made, for: $0) } ?? made
+            target = memoKey.map { self.memo.insert(made, for: $0, generation: generation) } ?? made
         }
         var contentLength: String?
         var hasTransferEncoding = false

@@ -95,6 +95,39 @@ struct ConnectionPoolStateMachineTests {
         #expect(machine.release("a", 10, reusable: true) == .close(10, then: .none))
     }
 
+    /// A pin update retires the keys whose pins changed: idle connections close at once,
+    /// leased HTTP/1.1 ones when released (not parked, not handed over), HTTP/2 ones after their
+    /// last stream; other keys are untouched.
+    @Test func retiringAKeyClosesItsIdleConnectionsNowAndTheOthersWhenTheirRequestsEnd() {
+        var machine = Machine(maximumPerKey: 2)
+        _ = machine.lease("a", waiter: 1)
+        machine.connected("a", 10)
+        _ = machine.lease("a", waiter: 2)
+        machine.connected("a", 11)
+        #expect(machine.release("a", 11, reusable: true) == .park(11))
+        #expect(machine.lease("h2", waiter: 3, mayMultiplex: true) == .connect)
+        #expect(machine.connected("h2", 20, .http2(maximumStreams: 10)) == [])
+        #expect(machine.lease("h2", waiter: 4, mayMultiplex: true) == .use(20))
+        #expect(machine.lease("h2", waiter: 5, mayMultiplex: true) == .use(20))
+        #expect(machine.releaseStream("h2", 20) == (close: false, idle: false, then: .none))
+        _ = machine.lease("b", waiter: 6)
+        machine.connected("b", 30)
+        #expect(machine.release("b", 30, reusable: true) == .park(30))
+
+        #expect(machine.retire(where: { $0 != "b" }) == [11])
+        // A request prepared before the update still leases the old key: a new connection.
+        #expect(machine.lease("a", waiter: 7) == .connect)
+        #expect(machine.lease("a", waiter: 8) == .wait)
+        // The leased connection closes when released, and its slot goes to the waiter.
+        #expect(machine.release("a", 10, reusable: true) == .close(10, then: .connect(for: 8)))
+        // The HTTP/2 connection takes no new stream and closes after its last one.
+        #expect(machine.multiplexed("h2") == [.init(used: 2, maximum: 10, draining: true)])
+        #expect(machine.releaseStream("h2", 20) == (close: false, idle: false, then: .none))
+        #expect(machine.releaseStream("h2", 20) == (close: true, idle: false, then: .none))
+        // Another key keeps its idle connection.
+        #expect(machine.lease("b", waiter: 9) == .use(30))
+    }
+
     // MARK: HTTP/2
 
     @Test func aMultiplexingKeyOpensOneConnectionAndItsWaitersShareItsStreams() {

@@ -67,16 +67,48 @@ struct RequestTargetTests {
 @Suite("Requirements memo")
 struct RequirementsMemoTests {
     @Test func requestsThatMissedTogetherAllGetTheFirstTargetAdded() throws {
-        let memo = RequirementsMemo()
+        let memo = RequirementsMemo(policy: .strict)
         let key = RequirementsMemo.Key(scheme: "https", authority: "api.example.com")
         let origin = try #require(Origin(URL(string: "https://api.example.com")!))
         let requirements = ConnectionRequirements(host: "api.example.com", trustAnchors: .system)
         let first = ConnectionTarget(origin: origin, requirements: requirements)
         let second = ConnectionTarget(origin: origin, requirements: requirements)
         #expect(memo.lookup(key) == nil)
-        #expect(memo.insert(first, for: key) === first)
+        #expect(memo.insert(first, for: key, generation: 0) === first)
         // A second request that missed the table before the first added its target.
-        #expect(memo.insert(second, for: key) === first)
+        #expect(memo.insert(second, for: key, generation: 0) === first)
         #expect(memo.lookup(key) === first)
+    }
+
+    /// A pin update empties the table; a target computed from the policy before it, by a
+    /// request that raced with the update, is used by that request but not kept.
+    @Test func aPinUpdateEmptiesTheTableAndRefusesTargetsOfTheOldPolicy() throws {
+        let memo = RequirementsMemo(policy: .strict)
+        let key = RequirementsMemo.Key(scheme: "https", authority: "api.example.com")
+        let origin = try #require(Origin(URL(string: "https://api.example.com")!))
+        let old = ConnectionTarget(
+            origin: origin,
+            requirements: ConnectionRequirements(host: "api.example.com", trustAnchors: .system)
+        )
+        #expect(memo.insert(old, for: key, generation: memo.policy.generation) === old)
+        let (_, before) = memo.policy
+        let pins = try PinSet([String(repeating: "A", count: 43) + "=", String(repeating: "B", count: 43) + "="])
+        let policy = memo.replacePinning(PinningPolicy([try HostPattern("api.example.com"): pins]))
+        #expect(policy.pinning.rule(for: "api.example.com")?.pins == pins)
+        #expect(memo.policy.generation == before + 1)
+        #expect(memo.lookup(key) == nil)
+        // The racing request's target, computed under the old generation: returned, not kept.
+        #expect(memo.insert(old, for: key, generation: before) === old)
+        #expect(memo.lookup(key) == nil)
+        let fresh = ConnectionTarget(
+            origin: origin,
+            requirements: try policy.requirements(for: URL(string: "https://api.example.com/")!)
+        )
+        #expect(memo.insert(fresh, for: key, generation: before + 1) === fresh)
+        #expect(memo.lookup(key) === fresh)
+        // And the change names the old target's connections stale, not the new one's.
+        let change = PinningChange(policy: policy)
+        #expect(change.isStale(old.requirements))
+        #expect(!change.isStale(fresh.requirements))
     }
 }

@@ -563,6 +563,31 @@ struct URLSessionPoolTests {
         #expect(made == 4)
     }
 
+    /// After a pin update the sessions of requirements whose pins changed are retired (the
+    /// same decision the NIO pool takes, ``PinningChange``); a later request makes a new one.
+    @Test func aPinUpdateRetiresTheSessionsWhosePinsChanged() throws {
+        let pki = URLSessionDelegatePolicyTests.pki
+        let old = try PinSet(pins: [pki.root.pin, pki.untrustedRoot.pin])
+        let new = try PinSet(pins: [pki.intermediate.pin, pki.untrustedRoot.pin])
+        var pool = Pool(limit: 4)
+        var made = 0
+        let pinned = URLSessionDelegatePolicyTests.requirements(pins: old)
+        let unpinned = URLSessionDelegatePolicyTests.requirements(host: "other.example.com")
+        let pinnedSession = try #require(Self.lease(&pool, pinned, made: &made)).0
+        let unpinnedSession = try #require(Self.lease(&pool, unpinned, made: &made)).0
+
+        var policy = TransportSecurityPolicy(trustAnchors: pki.trustAnchors)
+        policy.pinning.pin(try HostPattern("api.example.com"), to: new)
+        let retired = pool.retire(where: PinningChange(policy: policy).isStale)
+        #expect(retired.map(ObjectIdentifier.init) == [ObjectIdentifier(pinnedSession)])
+        #expect(pool.count == 1)
+        #expect(try #require(Self.lease(&pool, unpinned, made: &made)).0 === unpinnedSession)
+        // Unchanged pins: nothing retired.
+        policy.pinning.pin(try HostPattern("api.example.com"), to: old)
+        _ = try #require(Self.lease(&pool, pinned, made: &made))
+        #expect(pool.retire(where: PinningChange(policy: policy).isStale).isEmpty)
+    }
+
     @Test func aClosedPoolMakesNoSession() throws {
         var pool = Pool(limit: 2)
         var made = 0

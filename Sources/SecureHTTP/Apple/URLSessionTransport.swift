@@ -3,7 +3,7 @@ public import Foundation
 public import HTTPTypes
 import HTTPTypesFoundation
 import Security
-import ServerTrust
+public import ServerTrust
 import SwiftASN1
 import X509
 import SecureNetworkingInternal
@@ -47,7 +47,7 @@ import SecureNetworkingInternal
 ///   plain `http` and TLS versions below 1.2 also need an ATS exception, or URLSession refuses
 ///   them (plain `http` is then thrown as ``SecureHTTPError/Code/policyViolation``, an old TLS
 ///   version as ``SecureHTTPError/Code/tlsFailure``).
-public final class URLSessionTransport: HTTPTransport {
+public final class URLSessionTransport: PinUpdatableTransport {
     /// The configuration in force.
     public let configuration: HTTPTransportConfiguration
     private let driver: RequestDriver
@@ -134,6 +134,15 @@ public final class URLSessionTransport: HTTPTransport {
         try await self.driver.send(request, body: body, options: options) { hop throws(SecureHTTPError) in
             try await self.exchange(hop)
         }
+    }
+
+    /// Puts the compiled-in pins with `update` applied in force (the compiled-in pins alone for
+    /// nil); see ``PinUpdatableTransport``. The sessions of requirements whose pins changed take
+    /// no new task and close once their tasks in flight finish: URLSession raises a trust
+    /// challenge only for a new connection, so the next request opens one in a new session.
+    public func applyPinUpdate(_ update: PinSetUpdate?) {
+        let change = self.driver.applyPinUpdate(update)
+        self.lanes.retire(where: change.isStale)
     }
 
     /// Cancels every request in flight and refuses new ones; the sessions cannot be reused.
@@ -304,6 +313,19 @@ final class URLSessionLanes: @unchecked Sendable {
             self.lock.unlock()
             retiring?.retire()
             return lane
+        }
+    }
+
+    /// Retires the sessions whose requirements `isRetired` picks: they take no new task and
+    /// close once their tasks in flight finish.
+    func retire(where isRetired: (ConnectionRequirements) -> Bool) {
+        self.lock.lock()
+        let picked = self.pool.retire(where: isRetired)
+        self.retired.removeAll { $0.delegate.table.isDrained }
+        self.retired += picked
+        self.lock.unlock()
+        for lane in picked {
+            lane.retire()
         }
     }
 

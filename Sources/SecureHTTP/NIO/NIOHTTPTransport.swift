@@ -2,7 +2,7 @@ public import Foundation
 public import HTTPTypes
 public import NIOCore
 public import NIOPosix
-import ServerTrust
+public import ServerTrust
 
 /// The portable HTTPS transport: SwiftNIO and NIOSSL, with ServerTrust inside the handshake.
 ///
@@ -29,7 +29,7 @@ import ServerTrust
 /// even when the certificate covers several names.
 ///
 /// Call ``shutdown()`` when done, or use ``withNIOHTTPTransport(configuration:eventLoopGroup:isolation:_:)``.
-public final class NIOHTTPTransport: HTTPTransport {
+public final class NIOHTTPTransport: PinUpdatableTransport {
     /// What the transport has done so far (for tests, diagnostics and benchmarks).
     public struct Statistics: Hashable, Sendable {
         /// TCP connections opened (each with a full TLS handshake when TLS is used).
@@ -227,6 +227,16 @@ public final class NIOHTTPTransport: HTTPTransport {
     ///
     /// The task's own work then runs on the event loop too, between its requests: keep it short.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+    /// Puts the compiled-in pins with `update` applied in force (the compiled-in pins alone for
+    /// nil); see ``PinUpdatableTransport``. Every request prepared from now on is verified under
+    /// the new pins on a new connection; pooled connections verified under pins that changed
+    /// take no new request: the idle ones close now, the others when their requests end
+    /// (HTTP/2: after their last stream).
+    public func applyPinUpdate(_ update: PinSetUpdate?) {
+        let change = self.driver.applyPinUpdate(update)
+        self.pool.retire { change.isStale($0.requirements) }
+    }
+
     public func makeTaskExecutor() -> EventLoopTaskExecutor {
         EventLoopTaskExecutor(self.eventLoopGroup.next())
     }

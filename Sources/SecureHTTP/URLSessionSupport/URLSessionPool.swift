@@ -70,6 +70,15 @@ struct URLSessionPool<Session> {
         return .session(session, retired: retired)
     }
 
+    /// Removes the sessions whose requirements `isRetired` picks (a pin update changed their
+    /// pins) and returns them, to retire: a later request with the same requirements gets a
+    /// new session, so new connections are verified afresh.
+    mutating func retire(where isRetired: (ConnectionRequirements) -> Bool) -> [Session] {
+        let picked = self.sessions.filter { isRetired($0.key) }
+        for key in picked.keys { self.sessions[key] = nil }
+        return picked.values.map(\.session)
+    }
+
     /// Closes the pool and returns every session, for invalidation.
     mutating func close() -> [Session] {
         self.isClosed = true

@@ -75,6 +75,11 @@ struct ConnectionPoolStateMachine<
         var multiplexed: [(id: ConnectionID, state: Multiplexed)] = []
         var known = KnownProtocol.unknown
         var mayMultiplex = false
+        /// The key's connections were verified under requirements that no longer apply (a pin
+        /// update changed its pins): none is parked or shared again, each closes once its
+        /// request or last stream ends. Only requests prepared before the change still use
+        /// the key; it is forgotten once empty.
+        var retired = false
 
         var open: Int { self.idle.count + self.leased.count + self.connecting }
         /// Nothing open and nobody waiting: the entry is forgotten, protocol memory included (a
@@ -165,7 +170,9 @@ struct ConnectionPoolStateMachine<
                 entry.leased.insert(id)
             case .http2(let maximumStreams):
                 entry.known = .http2
-                entry.multiplexed.append((id, Multiplexed(used: 1, maximum: maximumStreams, draining: isShutDown)))
+                entry.multiplexed.append(
+                    (id, Multiplexed(used: 1, maximum: maximumStreams, draining: isShutDown || entry.retired))
+                )
             }
             return Self.wakeAll(&entry, limits)
         }
@@ -250,7 +257,7 @@ struct ConnectionPoolStateMachine<
             guard entry.leased.remove(id) != nil else {
                 return .close(id, then: .none)
             }
-            if reusable && !isShutDown {
+            if reusable && !isShutDown && !entry.retired {
                 if !entry.waiters.isEmpty {
                     let waiter = entry.waiters.removeFirst()
                     entry.leased.insert(id)
@@ -302,6 +309,26 @@ struct ConnectionPoolStateMachine<
             }
         }
         return (close, fail)
+    }
+
+    /// Retires the keys `isRetired` picks (their connections were verified under pins that no
+    /// longer apply): returns their idle connections and their HTTP/2 connections without a
+    /// stream in use, to close now; the HTTP/2 ones with streams drain (no new stream, closed
+    /// after the last), and the leased HTTP/1.1 ones close when released. Waiting requests
+    /// stay: they were prepared before the change and open connections of their own.
+    mutating func retire(where isRetired: (Key) -> Bool) -> [ConnectionID] {
+        var close: [ConnectionID] = []
+        for key in Array(self.entries.keys) where isRetired(key) {
+            self.update(key) { entry in
+                entry.retired = true
+                close += entry.idle
+                entry.idle = []
+                close += entry.multiplexed.filter { $0.state.used == 0 }.map(\.id)
+                entry.multiplexed.removeAll { $0.state.used == 0 }
+                for index in entry.multiplexed.indices { entry.multiplexed[index].state.draining = true }
+            }
+        }
+        return close
     }
 
     /// The keys with state: each has a connection open, being opened, or a request waiting.

@@ -293,6 +293,19 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// Retires the keys `isRetired` picks (see ``ConnectionPoolStateMachine/retire(where:)``):
+    /// closes their idle connections now, and the others as their requests end.
+    func retire(where isRetired: (Key) -> Bool) {
+        let effects = self.state.withLockedValue { state in
+            var effects = Effects()
+            for id in state.machine.retire(where: isRetired) {
+                if let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
+            }
+            return effects
+        }
+        effects.run()
+    }
+
     private static func release(
         _ state: inout State,
         id: PooledConnection.ID,
