@@ -1,0 +1,297 @@
+public import CoreMetrics
+public import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import NIOConcurrencyHelpers
+public import SecureHTTP
+public import SecureStorage
+public import ServerTrust
+
+/// What ``PinUpdater`` did, for the app's log or telemetry. Never holds a secret (pins, key ids
+/// and versions are public).
+public enum PinUpdateEvent: Sendable, Equatable {
+    /// The stored update was verified again at launch and applied.
+    case restored(version: UInt64)
+    /// A fetched update was verified and applied.
+    case applied(version: UInt64)
+    /// The fetched document is the one applied already.
+    case unchanged(version: UInt64)
+    /// An update (fetched, or stored and restored) was refused; nothing changed.
+    case refused(ServerTrustError)
+    /// The document could not be fetched; nothing changed.
+    case fetchFailed(SecureHTTPError)
+    /// The update was applied but could not be stored (it is applied again after the next
+    /// successful fetch), or the stored one could not be read.
+    case storageFailed(SecureStoreError)
+}
+
+/// Keeps an app's pins current without an app release: fetches a signed pin-set update from a
+/// URL the app configures, verifies it on the device (``PinUpdateVerifier``), applies it to the
+/// app's transports (``PinUpdatableTransport``), and keeps it in the secure store so that it is
+/// restored (verified again) at the next launch. The app's compiled-in pins are the floor:
+/// without a valid update they are what the transports enforce.
+///
+/// It checks on ``start(applyingTo:)``, every ``Configuration/interval``, and after a pin
+/// failure (``reportPinValidation(_:)``, which a transport calls through its
+/// `pinValidationReporter`), with the backoff of ``PinUpdateSchedule``.
+///
+/// The fetch uses ``Configuration/fetchTransport``: give it one with your policy's chain
+/// validation but without the pins an update may replace (the document's signature is what
+/// authenticates it; a transport pinned to the old keys could never fetch the update that
+/// rotates them).
+///
+/// ```swift
+/// let updater = PinUpdater(configuration: .init(
+///     url: URL(string: "https://api.example.com/.well-known/pins.json")!,
+///     verifier: try PinUpdateVerifier(trustedKeys: [updateKey, backupUpdateKey]),
+///     compiledPins: policy.pinning,
+///     store: store,
+///     fetchTransport: unpinnedTransport
+/// ))
+/// var configuration = HTTPTransportConfiguration(policy: policy)
+/// configuration.pinValidationReporter = updater.reportPinValidation
+/// let transport = try NIOHTTPTransport(configuration: configuration)
+/// await updater.start(applyingTo: [transport])
+/// ```
+public actor PinUpdater {
+    /// Where to fetch updates, which keys sign them, and how often to check.
+    public struct Configuration: Sendable {
+        /// The signed update's URL (an `https` URL; the signature authenticates the document).
+        public var url: URL
+        /// Checks a fetched or stored update.
+        public var verifier: PinUpdateVerifier
+        /// The app's compiled-in pins: the floor an update applies to.
+        public var compiledPins: PinningPolicy
+        /// Where the applied update is kept across launches.
+        public var store: any SecureStore
+        /// The key of the stored update in ``store``.
+        public var storageKey = "securenetworking.pin-set-update"
+        /// The transport the document is fetched with (see ``PinUpdater``).
+        public var fetchTransport: any HTTPTransport
+        /// How often ``start(applyingTo:)``'s loop checks; 6 hours by default.
+        public var interval: Duration = .seconds(6 * 3_600)
+        /// The backoff of checks after pin failures.
+        public var schedule = PinUpdateSchedule()
+        /// The wall clock: an update's `issuedAt` and `notAfter`, and the backoff.
+        public var now: @Sendable () -> Date = { Date() }
+        /// Waits between scheduled checks (tests hand a gate of their own).
+        public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        /// Told what happened after every check.
+        public var onEvent: (@Sendable (PinUpdateEvent) -> Void)?
+        /// Where the counter `securenet_pin_updates_total` (dimension `result`: applied,
+        /// restored, unchanged, refused, fetch_failed, storage_failed) reports; nil:
+        /// `MetricsSystem.factory`.
+        public var metricsFactory: (any MetricsFactory)?
+
+        public init(
+            url: URL,
+            verifier: PinUpdateVerifier,
+            compiledPins: PinningPolicy,
+            store: any SecureStore,
+            fetchTransport: any HTTPTransport
+        ) {
+            self.url = url
+            self.verifier = verifier
+            self.compiledPins = compiledPins
+            self.store = store
+            self.fetchTransport = fetchTransport
+        }
+    }
+
+    /// What is kept in the store: the applied update's envelope, and the highest version ever
+    /// applied (so that an expired update's older predecessor cannot be replayed).
+    struct Stored: Codable, Sendable {
+        var envelope: Data?
+        var highestVersion: UInt64
+    }
+
+    private let configuration: Configuration
+    private var transports: [any PinUpdatableTransport] = []
+    private var applied: (update: PinSetUpdate, envelope: Data)?
+    private var highestVersion: UInt64?
+    private var loop: Task<Void, Never>?
+    /// The backoff, also read by ``reportPinValidation(_:)`` (nonisolated, synchronous).
+    private let schedule: NIOLockedValueBox<PinUpdateSchedule>
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        self.schedule = NIOLockedValueBox(configuration.schedule)
+    }
+
+    /// The version of the update in force, or nil when the compiled-in pins are.
+    public var appliedVersion: UInt64? { self.applied?.update.version }
+
+    /// The pins in force: the compiled-in pins with the applied update.
+    public var currentPins: PinningPolicy {
+        self.applied.map { self.configuration.compiledPins.applying($0.update) } ?? self.configuration.compiledPins
+    }
+
+    /// Restores the stored update (verified again: an expired or altered one is dropped and the
+    /// compiled-in pins stay), applies it to `transports`, checks for a new one, then checks
+    /// every ``Configuration/interval`` until ``stop()``.
+    public func start(applyingTo transports: [any PinUpdatableTransport]) async {
+        self.transports = transports
+        await self.restore()
+        _ = await self.check(afterPinFailure: false)
+        self.loop?.cancel()
+        let interval = self.configuration.interval
+        let sleep = self.configuration.sleep
+        self.loop = Task { [weak self] in
+            while !Task.isCancelled {
+                do { try await sleep(interval) } catch { return }
+                guard let self else { return }
+                _ = await self.check(afterPinFailure: false)
+            }
+        }
+    }
+
+    /// Stops the scheduled checks (a check under way finishes).
+    public func stop() {
+        self.loop?.cancel()
+        self.loop = nil
+    }
+
+    /// Fetches, verifies and applies the update now; returns what happened (also sent to
+    /// ``Configuration/onEvent``). Nil when another check is under way.
+    @discardableResult
+    public func checkNow() async -> PinUpdateEvent? {
+        await self.check(afterPinFailure: false)
+    }
+
+    /// For a transport's `pinValidationReporter`: a rejected pin check starts an update check,
+    /// unless one ran recently without finding a new update (see ``PinUpdateSchedule``).
+    public nonisolated func reportPinValidation(_ report: PinValidationReport) {
+        guard report.result == .rejected else { return }
+        let now = self.configuration.now()
+        guard self.schedule.withLockedValue({ $0.pinFailure(at: now) }) else { return }
+        Task { await self.performCheck(afterPinFailure: true) }
+    }
+
+    private func check(afterPinFailure: Bool) async -> PinUpdateEvent? {
+        guard self.schedule.withLockedValue({ $0.checkStarting() }) else { return nil }
+        return await self.performCheck(afterPinFailure: afterPinFailure)
+    }
+
+    /// One check; the schedule has marked it running.
+    private func performCheck(afterPinFailure: Bool) async -> PinUpdateEvent {
+        let event = await self.fetchAndApply()
+        let applied: Bool
+        if case .applied = event { applied = true } else { applied = false }
+        let now = self.configuration.now()
+        self.schedule.withLockedValue {
+            $0.checkFinished(at: now, applied: applied, afterPinFailure: afterPinFailure)
+        }
+        self.report(event)
+        return event
+    }
+
+    private func fetchAndApply() async -> PinUpdateEvent {
+        var request = HTTPRequest(url: self.configuration.url)
+        request.headerFields[.accept] = "application/json"
+        let envelope: Data
+        do {
+            let response = try await self.configuration.fetchTransport.send(request, body: nil)
+            guard response.response.status == .ok else {
+                return .fetchFailed(
+                    SecureHTTPError(
+                        .invalidResponse,
+                        "the pin-set update URL answered \(response.response.status.code)"
+                    )
+                )
+            }
+            envelope = response.body
+        } catch {
+            return .fetchFailed(error)
+        }
+        if let applied = self.applied, applied.envelope == envelope {
+            return .unchanged(version: applied.update.version)
+        }
+        let update: PinSetUpdate
+        do {
+            update = try self.configuration.verifier.verify(
+                envelope,
+                current: self.currentPins,
+                compiled: self.configuration.compiledPins,
+                appliedVersion: self.highestVersion,
+                now: self.configuration.now()
+            )
+        } catch {
+            return .refused(error)
+        }
+        self.apply(update, envelope: envelope)
+        do {
+            try await self.configuration.store.set(
+                Stored(envelope: envelope, highestVersion: update.version),
+                forKey: self.configuration.storageKey
+            )
+        } catch {
+            self.report(.storageFailed(error))
+        }
+        return .applied(version: update.version)
+    }
+
+    private func restore() async {
+        let stored: Stored?
+        do {
+            stored = try await self.configuration.store.value(Stored.self, forKey: self.configuration.storageKey)
+        } catch {
+            self.report(.storageFailed(error))
+            return
+        }
+        guard let stored else { return }
+        self.highestVersion = stored.highestVersion
+        guard let envelope = stored.envelope else { return }
+        do throws(ServerTrustError) {
+            // Verified as if nothing were applied (its own version is not a rollback), against
+            // the compiled-in pins.
+            let update = try self.configuration.verifier.verify(
+                envelope,
+                current: self.configuration.compiledPins,
+                compiled: self.configuration.compiledPins,
+                appliedVersion: nil,
+                now: self.configuration.now()
+            )
+            guard update.version >= stored.highestVersion else {
+                throw ServerTrustError(
+                    .pinUpdateRollback,
+                    "the stored pin-set update has version \(update.version), below the highest applied (\(stored.highestVersion))"
+                )
+            }
+            self.apply(update, envelope: envelope)
+            self.report(.restored(version: update.version))
+        } catch {
+            // Expired or altered: the compiled-in pins stay; the highest version is kept.
+            self.report(.refused(error))
+            try? await self.configuration.store.set(
+                Stored(envelope: nil, highestVersion: stored.highestVersion),
+                forKey: self.configuration.storageKey
+            )
+        }
+    }
+
+    private func apply(_ update: PinSetUpdate, envelope: Data) {
+        self.applied = (update, envelope)
+        self.highestVersion = max(self.highestVersion ?? 0, update.version)
+        for transport in self.transports {
+            transport.applyPinUpdate(update)
+        }
+    }
+
+    private func report(_ event: PinUpdateEvent) {
+        let result: String
+        switch event {
+        case .restored: result = "restored"
+        case .applied: result = "applied"
+        case .unchanged: result = "unchanged"
+        case .refused: result = "refused"
+        case .fetchFailed: result = "fetch_failed"
+        case .storageFailed: result = "storage_failed"
+        }
+        Counter(
+            label: "securenet_pin_updates_total",
+            dimensions: [("result", result)],
+            factory: self.configuration.metricsFactory ?? MetricsSystem.factory
+        ).increment()
+        self.configuration.onEvent?(event)
+    }
+}
