@@ -24,6 +24,16 @@ struct SecureNet: AsyncParsableCommand {
 /// the chain a server serves, with ready-to-paste pin entries.
 struct Pins: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        abstract: "Certificate pins: print them (the default), and make, sign and verify signed pin-set updates.",
+        subcommands: [PinsShow.self, PinsKeygen.self, PinsSign.self, PinsVerify.self],
+        defaultSubcommand: PinsShow.self
+    )
+}
+
+/// `securenet pins [show] FILE…|URL…`.
+struct PinsShow: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract:
             "Print the sha256/ SPKI pin of each certificate in PEM or DER files, or of the chain an https:// server serves, with ready-to-paste pin entries.",
         discussion: """

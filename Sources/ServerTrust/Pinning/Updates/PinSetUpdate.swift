@@ -189,7 +189,11 @@ public struct PinSetUpdate: Hashable, Sendable {
             "pinnedDomains": domains,
         ]
         // Only strings, numbers, booleans, arrays and dictionaries of them: serialisable.
-        return (try? JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .prettyPrinted])) ?? Data()
+        return
+            (try? JSONSerialization.data(
+                withJSONObject: root,
+                options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+            )) ?? Data()
     }
 
     /// ISO 8601 as written here has whole seconds: a date read back equals the one written.
