@@ -24,6 +24,16 @@ public struct DevelopmentServer: Sendable {
         public var policyFile: URL
         /// The pins of the chain: leaf, intermediate, root.
         public var pins: [(name: String, pin: Pin)]
+        /// The key that signs pin-set updates (PEM PRIVATE KEY, mode 0600), for
+        /// `securenet pins sign`.
+        public var pinUpdateKeyFile: URL
+        /// Its public half (PEM PUBLIC KEY), to compile into the app.
+        public var pinUpdatePublicKeyFile: URL
+        /// The signed pin-set update the server publishes (version 1: `localhost` pinned to the
+        /// intermediate CA with the root as backup).
+        public var pinSetUpdateFile: URL
+        /// Where the server publishes it (`/.well-known/securenet-pins.json`).
+        public var pinSetUpdateURL: URL
         /// The development account.
         public var email: String
         /// The development account's password, made up for this run.
@@ -65,7 +75,10 @@ public struct DevelopmentServer: Sendable {
             chain: directory.appendingPathComponent("server-chain.pem"),
             clientCertificate: directory.appendingPathComponent("client.pem"),
             clientKey: directory.appendingPathComponent("client-key.pem"),
-            policy: directory.appendingPathComponent("policy.json")
+            policy: directory.appendingPathComponent("policy.json"),
+            pinUpdateKey: directory.appendingPathComponent("pin-update-key.pem"),
+            pinUpdatePublicKey: directory.appendingPathComponent("pin-update-key.pub.pem"),
+            pinSetUpdate: directory.appendingPathComponent("pins.signed.json")
         )
         let pins: [(name: String, pin: Pin)] = [
             ("leaf", chain.leafIdentity.pin), ("intermediate", pki.intermediate.pin), ("root", pki.root.pin),
@@ -80,6 +93,21 @@ public struct DevelopmentServer: Sendable {
             mode: 0o644
         )
 
+        let updateKey = PinUpdateSigningKey.generate(.ed25519)
+        let now = Date()
+        let update = try PinSetUpdate(
+            version: 1,
+            issuedAt: now,
+            notAfter: now.addingTimeInterval(90 * 86_400),
+            entries: [
+                try HostPattern("localhost"): .pinned(try PinSet(pins: [pki.intermediate.pin, pki.root.pin]))
+            ]
+        )
+        let envelope = try SignedPinSetUpdate(signing: update.jsonData(), with: updateKey).envelope()
+        try Self.write(updateKey.pemEncoded + "\n", to: files.pinUpdateKey, mode: 0o600)
+        try Self.write(updateKey.publicKey.pemEncoded + "\n", to: files.pinUpdatePublicKey, mode: 0o644)
+        try envelope.write(to: files.pinSetUpdate, options: .atomic)
+
         let email = "dev@example.com"
         let password = UUID().uuidString
         var configuration = ReferenceAuthServer.Configuration(
@@ -89,6 +117,7 @@ public struct DevelopmentServer: Sendable {
             users: [.init(email: email, password: password, displayName: "Developer")]
         )
         configuration.port = port
+        configuration.pinSetUpdate = { envelope }
         let server = try await ReferenceAuthServer.start(configuration)
         return DevelopmentServer(
             server: server,
@@ -100,6 +129,10 @@ public struct DevelopmentServer: Sendable {
                 clientKeyFile: files.clientKey,
                 policyFile: files.policy,
                 pins: pins,
+                pinUpdateKeyFile: files.pinUpdateKey,
+                pinUpdatePublicKeyFile: files.pinUpdatePublicKey,
+                pinSetUpdateFile: files.pinSetUpdate,
+                pinSetUpdateURL: server.baseURL.appendingPathComponent(".well-known/securenet-pins.json"),
                 email: email,
                 password: password
             )

@@ -14,6 +14,8 @@ struct Serve: AsyncParsableCommand {
 
             Routes: POST /auth/login, POST /oauth/token, POST /oauth/revoke, \
             GET /.well-known/oauth-authorization-server (RFC 8414 metadata), \
+            GET /.well-known/securenet-pins.json (a signed pin-set update, also written to the \
+            folder with the key that signed it), \
             GET/PATCH /user/profile, GET /mtls/whoami, and the diagnostic /echo/**, \
             /status/{code}, /flaky/{key}?failures=N&status=S&retry_after=R, /slow?ms=N. \
             Stop it with Ctrl-C. For development only: the PKI and account are made up for this run.
@@ -41,6 +43,10 @@ struct Serve: AsyncParsableCommand {
         let clientKeyFile: String
         let policyFile: String
         let pins: [String: String]
+        let pinUpdateKeyFile: String
+        let pinUpdatePublicKeyFile: String
+        let pinSetUpdateFile: String
+        let pinSetUpdateURL: String
         let email: String
         let password: String
     }
@@ -91,6 +97,10 @@ struct Serve: AsyncParsableCommand {
                     summary.pins.map { ($0.name, $0.pin.description) },
                     uniquingKeysWith: { first, _ in first }
                 ),
+                pinUpdateKeyFile: summary.pinUpdateKeyFile.path,
+                pinUpdatePublicKeyFile: summary.pinUpdatePublicKeyFile.path,
+                pinSetUpdateFile: summary.pinSetUpdateFile.path,
+                pinSetUpdateURL: summary.pinSetUpdateURL.absoluteString,
                 email: summary.email,
                 password: summary.password
             )
@@ -120,6 +130,8 @@ struct Serve: AsyncParsableCommand {
         for (name, pin) in summary.pins {
             say("  \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(pin)")
         }
+        say("signed pin update:     \(summary.pinSetUpdateFile.path), served at \(summary.pinSetUpdateURL)")
+        say("pin update key:        \(summary.pinUpdateKeyFile.path) (public: \(summary.pinUpdatePublicKeyFile.path))")
         say("policy file:           \(summary.policyFile.path) (trusts the CA: load it with")
         say("                       TransportSecurityPolicy(contentsOfFile:))")
         say((try? String(contentsOf: summary.policyFile, encoding: .utf8)) ?? "")

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import SecureNetworking
 import SecureNetworkingTesting
 import Testing
@@ -523,6 +524,49 @@ struct ReferenceAuthServerDiagnosticTests {
             await server.shutdown()
             await server.shutdown()
             await #expect(throws: SecureHTTPError.self) { try await client.send(.get, "/status/200") }
+        }
+    }
+}
+
+@Suite("ReferenceAuthServer: the published pin-set update")
+struct ReferenceAuthServerPinUpdateTests {
+    /// `GET /.well-known/securenet-pins.json` serves the envelope byte for byte (what is signed
+    /// must arrive unchanged), the current one on every request, 404 when none is published.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func theSignedUpdateIsServedAsPublished() async throws {
+        let key = PinUpdateSigningKey.generate(.ed25519)
+        let published = NIOLockedValueBox<Data?>(nil)
+        let configuration = try ReferenceFixture.configuration {
+            $0.pinSetUpdate = { published.withLockedValue { $0 } }
+        }
+        try await withReferenceClient(configuration) { client in
+            let none = try await client.send(.get, "/.well-known/securenet-pins.json")
+            #expect(none.status == 404)
+            #expect(none.string("error") == "not_found")
+
+            let update = try PinSetUpdate(
+                version: 3,
+                issuedAt: Date(),
+                notAfter: Date(timeIntervalSinceNow: 86_400),
+                entries: [try HostPattern("localhost"): .unpinned]
+            )
+            let envelope = try SignedPinSetUpdate(signing: update.jsonData(), with: key).envelope()
+            published.withLockedValue { $0 = envelope }
+            let served = try await client.send(.get, "/.well-known/securenet-pins.json")
+            #expect(served.status == 200)
+            #expect(served.header("Content-Type") == "application/json")
+            #expect(served.header("Cache-Control") == "no-store")
+            #expect(served.body == envelope)
+            let verified = try PinUpdateVerifier(trustedKeys: [key.publicKey]).verify(
+                served.body,
+                current: .none,
+                compiled: .none,
+                appliedVersion: 2,
+                now: Date()
+            )
+            #expect(verified.version == 3)
+            let post = try await client.send(.post, "/.well-known/securenet-pins.json", body: Data())
+            #expect(post.status == 405)
         }
     }
 }

@@ -78,5 +78,23 @@ struct ServeAndDemoCommandTests {
         #expect(!login.output.contains(password))
         #expect(!login.output.contains("eyJ"), "a JWT in the output")
         #expect((exchange["trust"] as? [String: Any])?["pins"] as? String == "matched (localhost, 2 pins)")
+
+        // The signed pin-set update serve wrote verifies with the key it wrote, against the
+        // policy file's pins; the private key file is 0600.
+        let keyFile = try #require(summary["pinUpdateKeyFile"] as? String)
+        let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        #expect((summary["pinSetUpdateURL"] as? String) == url + "/.well-known/securenet-pins.json")
+        let verify = try await CLI.runOffThePool(
+            try CLI.securenet(),
+            [
+                "verify", try #require(summary["pinSetUpdateFile"] as? String),
+                "--key", try #require(summary["pinUpdatePublicKeyFile"] as? String),
+                "--policy", try #require(summary["policyFile"] as? String),
+            ]
+        )
+        #expect(verify.status == 0, "\(verify.error)")
+        #expect(verify.output.contains("verified: version 1"))
+        #expect(verify.output.contains("localhost:"))
     }
 }

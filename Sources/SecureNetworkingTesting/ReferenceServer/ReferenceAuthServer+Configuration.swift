@@ -100,6 +100,11 @@ extension ReferenceAuthServer {
         /// Default false.
         public var requiresDPoP = false
 
+        /// The signed pin-set update `GET /.well-known/securenet-pins.json` serves (the
+        /// envelope of `SignedPinSetUpdate`), read on every request so that a test or demo can
+        /// publish a new one while the server runs; nil, or a nil answer, is 404. Default nil.
+        public var pinSetUpdate: (@Sendable () -> Data?)?
+
         /// PBKDF2-HMAC-SHA256 with 1,000 iterations: cheap enough for debug builds.
         ///
         /// - Important: For tests only; real password storage needs the

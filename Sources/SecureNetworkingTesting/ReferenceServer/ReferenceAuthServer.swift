@@ -51,6 +51,9 @@ import ServiceLifecycle
 /// - `GET /slow?ms=N` → 200 after N milliseconds, at most 10 seconds.
 /// - `POST /oauth/revoke`, form-encoded `token` and an optional `token_type_hint` (RFC 7009) →
 ///   200 whether or not the token was known; a refresh token's family is revoked.
+/// - `GET /.well-known/securenet-pins.json` → the signed pin-set update of
+///   ``Configuration/pinSetUpdate`` (`application/json`), or 404 `not_found` when none is
+///   published.
 /// - `GET /.well-known/oauth-authorization-server` → the server's metadata (RFC 8414): `issuer`
 ///   and the authorization, token and revocation endpoints, on the origin the request reached.
 /// - Anything else → 404 `not_found`; a known path with another method → 405 with `Allow`.
@@ -162,6 +165,7 @@ public final class ReferenceAuthServer: Sendable {
             authorizationUser: configuration.authorizationUser ?? configuration.users.first?.email,
             authorizationCodeLifetime: configuration.authorizationCodeLifetime.timeInterval,
             redirectURIs: Set(configuration.redirectURIs),
+            pinSetUpdate: configuration.pinSetUpdate,
             dpop: ReferenceDPoPVerifier(
                 window: configuration.dpopProofWindow.timeInterval,
                 requiresNonce: configuration.requiresDPoPNonce,

@@ -18,6 +18,15 @@ enum ReferenceHTTP {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// Bytes as they are (`Cache-Control: no-store`): a signed document must reach the client
+    /// exactly as it was signed.
+    static func bytes(_ status: HTTPResponse.Status, _ data: Data, contentType: String) -> Response {
+        var fields = HTTPFields()
+        fields[.contentType] = contentType
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
     /// `{"error": code}` plus a message when given.
     static func error(
         _ status: HTTPResponse.Status,

@@ -31,6 +31,8 @@ struct ReferenceResponder: HTTPResponder {
     let authorizationUser: String?
     let authorizationCodeLifetime: TimeInterval
     let redirectURIs: Set<String>
+    /// ``ReferenceAuthServer/Configuration/pinSetUpdate``.
+    let pinSetUpdate: (@Sendable () -> Data?)?
     /// Checks DPoP proofs (RFC 9449).
     let dpop: ReferenceDPoPVerifier
     /// ``ReferenceAuthServer/Configuration/requiresDPoP``.
@@ -116,6 +118,11 @@ struct ReferenceResponder: HTTPResponder {
             return await self.only([.get], exchange) { await self.slow($0) }
         case (".well-known", 2) where segments.last == "oauth-authorization-server":
             return await self.only([.get], exchange) { self.metadata($0) }
+        case (".well-known", 2) where segments.last == "securenet-pins.json":
+            return await self.only([.get], exchange) { _ in
+                guard let envelope = self.pinSetUpdate?() else { return ReferenceHTTP.error(.notFound, "not_found") }
+                return ReferenceHTTP.bytes(.ok, envelope, contentType: "application/json")
+            }
         default:
             return ReferenceHTTP.error(.notFound, "not_found")
         }
