@@ -19,6 +19,10 @@ struct DemoWorld: Sendable {
     let pinnedIntermediate: Pin
     /// A password made up for this run; it never leaves the process.
     let password: String
+    /// What the server publishes at `/.well-known/securenet-pins.json` (a signed pin-set update).
+    let publishedPinUpdate: NIOLockedValueBox<Data?>
+    /// The key the service signs its pin-set updates with (its public half is in the app).
+    let pinUpdateKey: PinUpdateSigningKey
 
     static func start() async throws -> DemoWorld {
         let pki = try TestPKI(referenceTime: Date())
@@ -32,6 +36,8 @@ struct DemoWorld: Sendable {
             users: [.init(email: Self.email, password: password, displayName: "Ada Lovelace")]
         )
         configuration.now = { clock.now }
+        let published = NIOLockedValueBox<Data?>(nil)
+        configuration.pinSetUpdate = { published.withLockedValue { $0 } }
         let server = try await ReferenceAuthServer.start(configuration)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "securenet-demo-\(UUID().uuidString)"
@@ -58,7 +64,9 @@ struct DemoWorld: Sendable {
                 store: store,
                 client: client,
                 pinnedIntermediate: pki.intermediate.pin,
-                password: password
+                password: password,
+                publishedPinUpdate: published,
+                pinUpdateKey: PinUpdateSigningKey.generate(.ed25519)
             )
         } catch {
             await server.shutdown()
@@ -107,6 +115,20 @@ struct DemoWorld: Sendable {
             )
         }
         return policy
+    }
+
+    /// Publishes `update` at `/.well-known/securenet-pins.json`, signed by `key` (the service's
+    /// update key by default); returns the signed envelope.
+    @discardableResult
+    func publish(_ update: PinSetUpdate, signedBy key: PinUpdateSigningKey? = nil) throws -> Data {
+        let envelope = try SignedPinSetUpdate(signing: update.jsonData(), with: key ?? self.pinUpdateKey).envelope()
+        self.publishedPinUpdate.withLockedValue { $0 = envelope }
+        return envelope
+    }
+
+    /// Publishes a signed envelope as it is (a replay).
+    func publish(envelope: Data) {
+        self.publishedPinUpdate.withLockedValue { $0 = envelope }
     }
 
     /// A client configuration for this server; by default pinned, without a session of its own.

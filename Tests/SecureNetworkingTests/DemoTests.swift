@@ -21,6 +21,10 @@ struct DemoTests {
         #expect(details[.mitmRejected]?.contains("pinMismatch") == true)
         #expect(details[.mutualTLS]?.contains("CN=demo-device") == true)
         #expect(details[.mutualTLSWithoutCertificate]?.contains("403 client_certificate_required") == true)
+        #expect(details[.pinRotation]?.contains("→ pinMismatch") == true)
+        #expect(details[.pinRotation]?.contains("signed update v2") == true)
+        #expect(details[.forgedPinUpdateRefused]?.contains("unknownPinUpdateKey") == true)
+        #expect(details[.forgedPinUpdateRefused]?.contains("pinUpdateRollback") == true)
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
