@@ -86,10 +86,10 @@ public struct HTTPTransportResponse: Sendable {
     }
 }
 
-/// A transport whose pins a verified pin-set update changes while it runs (see ``PinSetUpdate``
-/// and ``PinUpdateVerifier``): ``NIOHTTPTransport`` and `URLSessionTransport`.
+/// A transport whose pins a verified pin-set update changes while it runs (see `PinSetUpdate`
+/// and `PinUpdateVerifier`): ``NIOHTTPTransport`` and `URLSessionTransport`.
 public protocol PinUpdatableTransport: HTTPTransport {
-    /// Puts the transport's compiled-in pins (its policy's ``PinningPolicy``) with `update`
+    /// Puts the transport's compiled-in pins (its policy's `PinningPolicy`) with `update`
     /// applied in force, or the compiled-in pins alone for nil. Requests prepared from then on
     /// are verified under them; connections verified under pins that changed take no new
     /// request. Verify the update first: this applies what it is given.

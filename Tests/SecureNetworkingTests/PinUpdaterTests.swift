@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import MetricsTestKit
 import NIOConcurrencyHelpers
 import SecureHTTP
 import SecureNetworking
@@ -343,15 +344,16 @@ struct PinUpdaterLiveTests {
             )
             let events2 = Events()
             var iterator2 = events2.stream.makeAsyncIterator()
-            let second = PinUpdater(
-                configuration: try Self.configuration(
-                    world,
-                    pinServer: pinServer,
-                    store: store,
-                    fetch: fetch,
-                    events: events2
-                )
+            let metrics = TestMetrics()
+            var secondConfiguration = try Self.configuration(
+                world,
+                pinServer: pinServer,
+                store: store,
+                fetch: fetch,
+                events: events2
             )
+            secondConfiguration.metricsFactory = metrics
+            let second = PinUpdater(configuration: secondConfiguration)
             await second.start(applyingTo: [])
             guard case .refused(let expired)? = await iterator2.next() else {
                 Issue.record("the expired stored update was not refused")
@@ -366,6 +368,10 @@ struct PinUpdaterLiveTests {
             #expect(replay.code == .pinUpdateRollback)
             #expect(await second.appliedVersion == nil)
             #expect(await second.currentPins == world.compiled)
+            // One count per outcome, by result.
+            let refusals = metrics.counters(label: "securenet_pin_updates_total", dimensions: [("result", "refused")])
+            #expect(refusals.reduce(0) { $0 + $1.totalValue } == 2)
+            #expect(metrics.counters(label: "securenet_pin_updates_total", dimensions: [("result", "applied")]).isEmpty)
             await second.stop()
         }
     }

@@ -26,8 +26,8 @@ public enum PinUpdateEvent: Sendable, Equatable {
 }
 
 /// Keeps an app's pins current without an app release: fetches a signed pin-set update from a
-/// URL the app configures, verifies it on the device (``PinUpdateVerifier``), applies it to the
-/// app's transports (``PinUpdatableTransport``), and keeps it in the secure store so that it is
+/// URL the app configures, verifies it on the device (`PinUpdateVerifier`), applies it to the
+/// app's transports (`PinUpdatableTransport`), and keeps it in the secure store so that it is
 /// restored (verified again) at the next launch. The app's compiled-in pins are the floor:
 /// without a valid update they are what the transports enforce.
 ///
