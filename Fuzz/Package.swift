@@ -8,6 +8,7 @@ import PackageDescription
 /// The fuzz targets, one per parser entry point: (name, the library products it needs).
 let targets: [(name: String, dependencies: [Target.Dependency])] = [
     ("policy-json", ["ServerTrust"]),
+    ("pin-set-update", ["ServerTrust"]),
     ("info-plist", ["ServerTrust"]),
     ("certificate-file", ["ServerTrust", .product(name: "X509", package: "swift-certificates")]),
     ("trust-evaluate", ["ServerTrust", .product(name: "X509", package: "swift-certificates")]),

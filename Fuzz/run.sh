@@ -20,14 +20,14 @@ cd "$(dirname "$0")"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 TARGETS=(
-  policy-json info-plist certificate-file trust-evaluate sct-list bearer-challenge token-response
+  policy-json pin-set-update info-plist certificate-file trust-evaluate sct-list bearer-challenge token-response
   http1-response redirect-location phc-string sealed-envelope e2e-envelope store-file email-address
   text-input content-sniffer punycode security-audit
 )
 
 dictionary() {
   case "$1" in
-    policy-json | token-response) echo Dictionaries/json.dict ;;
+    policy-json | pin-set-update | token-response) echo Dictionaries/json.dict ;;
     info-plist | security-audit) echo Dictionaries/plist.dict ;;
     certificate-file | trust-evaluate | sct-list) echo Dictionaries/der.dict ;;
     http1-response | redirect-location | bearer-challenge) echo Dictionaries/http.dict ;;

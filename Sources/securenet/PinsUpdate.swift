@@ -156,6 +156,7 @@ struct PinsSign: AsyncParsableCommand {
         }
         let signed = try SignedPinSetUpdate(signing: bytes, with: signingKey)
         let update = try PinSetUpdate(json: bytes)
+        let publicHalf = signingKey.publicKey
         if let out {
             do {
                 try signed.envelope().write(to: URL(fileURLWithPath: out))
@@ -164,7 +165,7 @@ struct PinsSign: AsyncParsableCommand {
             }
             var standardError = StandardError()
             print(
-                "signed version \(update.version) (\(update.entries.count) host patterns) with \(signingKey.publicKey): \(out)",
+                "signed version \(update.version) (\(update.entries.count) host patterns) with \(publicHalf): \(out)",
                 to: &standardError
             )
         } else {

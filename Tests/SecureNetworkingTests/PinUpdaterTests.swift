@@ -83,6 +83,11 @@ struct PinUpdaterLiveTests {
             ])
         }
 
+        /// The updater's fetch: chain validation to the test root, no pins.
+        var fetchConfiguration: HTTPTransportConfiguration {
+            HTTPTransportConfiguration(policy: TransportSecurityPolicy(trustAnchors: self.pki.trustAnchors))
+        }
+
         var policy: TransportSecurityPolicy {
             var policy = TransportSecurityPolicy(trustAnchors: self.pki.trustAnchors)
             policy.pinning = self.compiled
@@ -197,11 +202,7 @@ struct PinUpdaterLiveTests {
                 handler: { _ in .text("rotated") }
             ) {
                 rotated in
-                let fetch = try NIOHTTPTransport(
-                    configuration: HTTPTransportConfiguration(
-                        policy: TransportSecurityPolicy(trustAnchors: world.pki.trustAnchors)
-                    )
-                )
+                let fetch = try NIOHTTPTransport(configuration: world.fetchConfiguration)
                 defer { Task { await fetch.shutdown() } }
                 let events = Events()
                 var iterator = events.stream.makeAsyncIterator()
@@ -309,11 +310,7 @@ struct PinUpdaterLiveTests {
         }
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: world.oldChain), handler: pinsHandler) {
             pinServer in
-            let fetch = try NIOHTTPTransport(
-                configuration: HTTPTransportConfiguration(
-                    policy: TransportSecurityPolicy(trustAnchors: world.pki.trustAnchors)
-                )
-            )
+            let fetch = try NIOHTTPTransport(configuration: world.fetchConfiguration)
             defer { Task { await fetch.shutdown() } }
             let events = Events()
             var iterator = events.stream.makeAsyncIterator()
@@ -385,11 +382,7 @@ struct PinUpdaterLiveTests {
         }
         try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: world.oldChain), handler: pinsHandler) {
             pinServer in
-            let fetch = try NIOHTTPTransport(
-                configuration: HTTPTransportConfiguration(
-                    policy: TransportSecurityPolicy(trustAnchors: world.pki.trustAnchors)
-                )
-            )
+            let fetch = try NIOHTTPTransport(configuration: world.fetchConfiguration)
             defer { Task { await fetch.shutdown() } }
             let ticker = Ticker()
             let sleep: @Sendable (Duration) async throws -> Void = { _ in

@@ -287,13 +287,7 @@ struct PolicyReader {
             }
             for text in patterns.keys.sorted() {
                 let path = "$.pinnedDomains[\"\(text)\"]"
-                let pattern: HostPattern
-                do {
-                    pattern = try HostPattern(text)
-                } catch {
-                    throw self.fail(path, error.message)
-                }
-                policy.pinning.pin(pattern, to: try self.pinSet(patterns[text]!, path))
+                policy.pinning.pin(try self.hostPattern(text, path), to: try self.pinSet(patterns[text]!, path))
             }
         }
         return policy
@@ -321,6 +315,15 @@ struct PolicyReader {
             )
         }
         return policy
+    }
+
+    /// The host pattern `text`, a key of `pinnedDomains` at `path`.
+    func hostPattern(_ text: String, _ path: String) throws(ServerTrustError) -> HostPattern {
+        do {
+            return try HostPattern(text)
+        } catch {
+            throw self.fail(path, error.message)
+        }
     }
 
     func pinSet(_ value: JSONValue, _ path: String) throws(ServerTrustError) -> PinSet {

@@ -121,12 +121,7 @@ public struct PinSetUpdate: Hashable, Sendable {
         var entries: [HostPattern: Entry] = [:]
         for text in patterns.keys.sorted() {
             let path = "$.pinnedDomains[\"\(text)\"]"
-            let pattern: HostPattern
-            do {
-                pattern = try HostPattern(text)
-            } catch {
-                throw reader.fail(path, error.message)
-            }
+            let pattern = try reader.hostPattern(text, path)
             guard entries[pattern] == nil else {
                 throw reader.fail(path, "the pattern \(pattern) is listed twice")
             }
