@@ -100,6 +100,8 @@ struct PinUpdateLiveTests {
                     var violations = 0
                     var refusedAfter = 0
                     var otherFailures: [String] = []
+                    /// Waits for the storm to be under way (100 requests answered).
+                    var underWay: CheckedContinuation<Void, Never>?
                 }
                 let tally = NIOLockedValueBox(Tally())
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -109,10 +111,16 @@ struct PinUpdateLiveTests {
                                 let startedAfter = tally.withLockedValue { $0.applied }
                                 do throws(SecureHTTPError) {
                                     _ = try await transport.send(get(url(server)))
-                                    tally.withLockedValue { tally in
+                                    let underWay = tally.withLockedValue { tally in
                                         tally.successes += 1
                                         if startedAfter { tally.violations += 1 }
+                                        guard tally.successes >= 100 else {
+                                            return nil as CheckedContinuation<Void, Never>?
+                                        }
+                                        defer { tally.underWay = nil }
+                                        return tally.underWay
                                     }
+                                    underWay?.resume()
                                 } catch {
                                     tally.withLockedValue { tally in
                                         if startedAfter, error.serverTrustError?.code == .pinMismatch {
@@ -126,8 +134,15 @@ struct PinUpdateLiveTests {
                         }
                     }
                     group.addTask {
-                        // The storm is under way (a gate the test controls: requests answered).
-                        while tally.withLockedValue({ $0.successes }) < 100 { await Task.yield() }
+                        // The storm is under way: a gate the requests open, not a poll.
+                        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                            let now = tally.withLockedValue { tally in
+                                if tally.successes >= 100 { return true }
+                                tally.underWay = continuation
+                                return false
+                            }
+                            if now { continuation.resume() }
+                        }
                         transport.applyPinUpdate(try Self.update(2, Self.unrelatedPins))
                         tally.withLockedValue { $0.applied = true }
                     }

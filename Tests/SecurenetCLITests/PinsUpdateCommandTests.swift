@@ -3,7 +3,8 @@ import SecureNetworkingTesting
 import ServerTrust
 import Testing
 
-/// `securenet pins keygen | sign | verify`, run as a user runs them.
+/// `securenet pins keygen | sign | verify`, run as a user runs them (each child process waited
+/// for off the cooperative pool, which other tests' tasks need meanwhile).
 @Suite("securenet pins keygen, sign and verify")
 struct PinsUpdateCommandTests {
     typealias TemporaryDirectory = CLI.TemporaryDirectory
@@ -12,11 +13,11 @@ struct PinsUpdateCommandTests {
     static let openSSLFixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../ServerTrustTests/Fixtures/PinUpdates").standardized
 
-    @Test func keygenSignAndVerifyRoundTrip() throws {
+    @Test func keygenSignAndVerifyRoundTrip() async throws {
         let path = try CLI.securenet()
         let directory = try TemporaryDirectory()
         let key = directory.url.appendingPathComponent("update-key.pem").path
-        let made = try CLI.run(path, ["keygen", "--out", key])
+        let made = try await CLI.runOffThePool(path, ["keygen", "--out", key])
         #expect(made.status == 0, "\(made.error)")
         let publicKey = directory.url.appendingPathComponent("update-key.pub.pem").path
         let parsed = try PinUpdateKey(pemEncoded: String(contentsOfFile: publicKey, encoding: .utf8))
@@ -24,13 +25,13 @@ struct PinsUpdateCommandTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: key)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         // Not overwritten.
-        let again = try CLI.run(path, ["keygen", "--out", key])
+        let again = try await CLI.runOffThePool(path, ["keygen", "--out", key])
         #expect(again.status == 1)
         #expect(again.error.contains("exists"))
 
         let pins = [Pin.digestPin(0x11), Pin.digestPin(0x22)].map(\.description).joined(separator: ",")
         let signed = directory.url.appendingPathComponent("pins.json").path
-        let sign = try CLI.run(
+        let sign = try await CLI.runOffThePool(
             path,
             [
                 "sign", "--key", key, "--version", "7", "--ca-pins", "api.example.com=\(pins)", "--unpin",
@@ -41,7 +42,7 @@ struct PinsUpdateCommandTests {
         #expect(sign.status == 0, "\(sign.error)")
         #expect(sign.error.contains("signed version 7 (2 host patterns)"))
 
-        let verify = try CLI.run(path, ["verify", signed, "--key", publicKey])
+        let verify = try await CLI.runOffThePool(path, ["verify", signed, "--key", publicKey])
         #expect(verify.status == 0, "\(verify.error)")
         #expect(verify.output.contains("verified: version 7, signed by key \(parsed.id)"))
         #expect(verify.output.contains("after: ca-pins [\(Pin.digestPin(0x11)), \(Pin.digestPin(0x22))]"))
@@ -49,15 +50,21 @@ struct PinsUpdateCommandTests {
 
         // Another key, an applied version as high, an instant past notAfter: refused, with the code.
         let other = directory.url.appendingPathComponent("other.pem").path
-        #expect(try CLI.run(path, ["keygen", "--out", other, "--algorithm", "p256"]).status == 0)
+        #expect(try await CLI.runOffThePool(path, ["keygen", "--out", other, "--algorithm", "p256"]).status == 0)
         let otherPublic = directory.url.appendingPathComponent("other.pub.pem").path
-        let forged = try CLI.run(path, ["verify", signed, "--key", otherPublic])
+        let forged = try await CLI.runOffThePool(path, ["verify", signed, "--key", otherPublic])
         #expect(forged.status == 1)
         #expect(forged.error.contains("refused: unknownPinUpdateKey"))
-        let rollback = try CLI.run(path, ["verify", signed, "--key", publicKey, "--applied-version", "7"])
+        let rollback = try await CLI.runOffThePool(
+            path,
+            ["verify", signed, "--key", publicKey, "--applied-version", "7"]
+        )
         #expect(rollback.status == 1)
         #expect(rollback.error.contains("refused: pinUpdateRollback"))
-        let late = try CLI.run(path, ["verify", signed, "--key", publicKey, "--at", "2099-01-01T00:00:00Z"])
+        let late = try await CLI.runOffThePool(
+            path,
+            ["verify", signed, "--key", publicKey, "--at", "2099-01-01T00:00:00Z"]
+        )
         #expect(late.status == 1)
         #expect(late.error.contains("refused: pinUpdateExpired"))
 
@@ -69,22 +76,28 @@ struct PinsUpdateCommandTests {
                     .utf8
             )
         )
-        let compiled = try CLI.run(path, ["verify", signed, "--key", publicKey, "--policy", policy, "--json"])
+        let compiled = try await CLI.runOffThePool(
+            path,
+            ["verify", signed, "--key", publicKey, "--policy", policy, "--json"]
+        )
         #expect(compiled.status == 0, "\(compiled.error)")
         #expect(compiled.output.contains(#""verified" : true"#))
 
         // Usage errors.
-        #expect(try CLI.run(path, ["sign", "--key", key, "--ca-pins", "api.example.com=\(pins)"]).status == 64)
-        #expect(try CLI.run(path, ["verify", signed]).status == 64)
+        #expect(
+            try await CLI.runOffThePool(path, ["sign", "--key", key, "--ca-pins", "api.example.com=\(pins)"]).status
+                == 64
+        )
+        #expect(try await CLI.runOffThePool(path, ["verify", signed]).status == 64)
     }
 
     /// `sign --document` signs the exact bytes: with OpenSSL's Ed25519 test key the signature is
     /// byte for byte the one `openssl pkeyutl -sign -rawin` made (Ed25519 is deterministic).
-    @Test func signingADocumentGivesOpenSSLsSignature() throws {
+    @Test func signingADocumentGivesOpenSSLsSignature() async throws {
         let path = try CLI.securenet()
         let directory = try TemporaryDirectory()
         let signed = directory.url.appendingPathComponent("signed.json").path
-        let sign = try CLI.run(
+        let sign = try await CLI.runOffThePool(
             path,
             [
                 "sign", "--key", Self.openSSLFixtures.appendingPathComponent("ed25519-private.pem").path,
@@ -100,7 +113,7 @@ struct PinsUpdateCommandTests {
             envelope.signature
                 == (try Data(contentsOf: Self.openSSLFixtures.appendingPathComponent("document-v2.ed25519.sig")))
         )
-        let verify = try CLI.run(
+        let verify = try await CLI.runOffThePool(
             path,
             [
                 "verify", signed, "--key", Self.openSSLFixtures.appendingPathComponent("ed25519-public.pem").path,
