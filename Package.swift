@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "SecureNetworkingTesting", targets: ["SecureNetworkingTesting"]),
         .library(name: "SecurityAudit", targets: ["SecurityAudit"]),
         .library(name: "SecureNetworkingOpenAPI", targets: ["SecureNetworkingOpenAPI"]),
+        .library(name: "SecureSession", targets: ["SecureSession"]),
         .executable(name: "securenet", targets: ["securenet"]),
     ],
     dependencies: [
@@ -172,6 +173,19 @@ let package = Package(
                 "TokenAuth",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The app's session as one @Observable model (the Observation module), in a target of its
+        // own so that apps that do not want it do not link it.
+        .target(
+            name: "SecureSession",
+            dependencies: [
+                "SecureNetworkingInternal",
+                "SecureNetworking",
+                "SecureHTTP",
+                "SecureStorage",
+                "TokenAuth",
             ],
             swiftSettings: strictSettings
         ),
@@ -333,6 +347,7 @@ let package = Package(
                 // The OpenAPI client generated once from Tests/SecureNetworkingTests/OpenAPI.
                 "SecureNetworkingOpenAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                "SecureSession",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

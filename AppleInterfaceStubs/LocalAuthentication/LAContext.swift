@@ -59,4 +59,11 @@ open class LAContext: NSObject {
     // generated iOS interface DougGregor/swift-concurrency-objc iOS/LocalAuthentication/LAContext.swift).
     @available(macOS 10.10, iOS 8.0, watchOS 3.0, visionOS 1.0, *)
     open func evaluatePolicy(_ policy: LAPolicy, localizedReason: String) async throws -> Bool { fatalError() }
+
+    // LocalAuthentication/LAContext.h: `- (BOOL)canEvaluatePolicy:(LAPolicy)policy error:(NSError *
+    // __autoreleasing *)error __attribute__((swift_error(none))) API_AVAILABLE(macos(10.10), ios(8.0),
+    // watchos(3.0)) API_UNAVAILABLE(tvos);` — `func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer)
+    // -> Bool` (generated iOS interface DougGregor/swift-concurrency-objc iOS/LocalAuthentication/LAContext.swift).
+    @available(macOS 10.10, iOS 8.0, watchOS 3.0, visionOS 1.0, *)
+    open func canEvaluatePolicy(_ policy: LAPolicy, error: NSErrorPointer) -> Bool { fatalError() }
 }

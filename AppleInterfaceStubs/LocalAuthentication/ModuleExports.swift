@@ -11,3 +11,10 @@
 // <Foundation/Foundation.h>); mirror that.
 
 @_exported import Foundation
+
+// Foundation on Apple platforms (its Swift overlay, NSError.swift): `public typealias NSErrorPointer =
+// AutoreleasingUnsafeMutablePointer<NSError?>?`, the type of an `NSError **` out-parameter such as
+// `canEvaluatePolicy(_:error:)`'s. swift-corelibs-foundation does not declare it (and Linux has no
+// autoreleasing pointer), so it stands in here as an optional pointer to `NSError?`; the sources only
+// ever pass `nil`, which both accept.
+public typealias NSErrorPointer = UnsafeMutablePointer<NSError?>?

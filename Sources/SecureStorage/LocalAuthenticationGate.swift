@@ -70,6 +70,12 @@ public struct LocalAuthenticationGate: UserPresenceGate {
         self.policy = policy
     }
 
+    /// Whether a fresh `LAContext` can evaluate the policy now (`canEvaluatePolicy(_:error:)`):
+    /// false when biometry is not available or not enrolled, or no passcode is set.
+    public func canEvaluate() async -> Bool {
+        LAContext().canEvaluatePolicy(self.policy.policy, error: nil)
+    }
+
     /// Evaluates the policy with a fresh `LAContext`.
     ///
     /// - Throws: ``SecureStoreError/Code/authenticationCancelled`` for a user, system or app

@@ -12,4 +12,14 @@ public protocol UserPresenceGate: Sendable {
     ///   or the system cancelled it, or ``SecureStoreError/Code/lockedOut`` when the system has
     ///   locked the authenticator.
     func authenticate(reason: String) async throws(SecureStoreError)
+
+    /// Whether the gate can ask the user now: the device has what its policy needs (enrolled
+    /// biometry, a passcode). An app offers presence-gated unlock only when it can. Default:
+    /// true.
+    func canEvaluate() async -> Bool
+}
+
+extension UserPresenceGate {
+    /// A gate that does not say is assumed able to ask.
+    public func canEvaluate() async -> Bool { true }
 }

@@ -14,7 +14,7 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
             case signedOut, invalidGrant, invalidClient, authorizationRejected
             case transportFailure, serverError, invalidResponse, refreshLoop, storageFailure
             case invalidAuthorizationResponse, authorizationCancelled, proofOfPossessionFailed
-            case dpopNonceRejected
+            case dpopNonceRejected, sessionLocked
         }
 
         fileprivate let base: Base
@@ -60,6 +60,10 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         /// one request, or asked for a nonce without supplying a valid one. A nonce problem, not
         /// a token problem: the tokens are kept and were not refreshed.
         public static let dpopNonceRejected = Code(base: .dpopNonceRejected)
+        /// The session is locked (``TokenManager/lock()``): its tokens are kept in the store, and
+        /// nothing is handed out until ``TokenManager/unlock()`` has read them again (through the
+        /// store's user-presence gate, when it has one). Not terminal.
+        public static let sessionLocked = Code(base: .sessionLocked)
     }
 
     /// What went wrong, as a stable code.

@@ -42,6 +42,13 @@ public struct SignOutReason: Hashable, Sendable, CustomStringConvertible {
     /// refused) while this one was refreshing; the result was not stored, so the session stays
     /// ended.
     public static let endedElsewhere = SignOutReason(name: "endedElsewhere")
+    /// The server refused an access token that had not expired, then refused the refresh token
+    /// too: it ended the session early (revoked it, or the user signed out elsewhere).
+    public static let revoked = SignOutReason(name: "revoked")
+    /// The server refused a refresh token that this manager had presented once before without
+    /// getting an answer (the request failed on the way back): the server saw it used twice, so
+    /// its reuse detection (RFC 9700 §4.14.2) revoked the session.
+    public static let reuseDetected = SignOutReason(name: "reuseDetected")
 
     /// The reason's name.
     public var description: String { self.name }

@@ -231,18 +231,19 @@ extension TokenManager {
         _ error: TokenAuthError,
         spent: String,
         lease holder: RefreshLeaseHolder,
-        generation: Int
+        generation: Int,
+        reason: SignOutReason
     ) async throws(TokenAuthError) -> TokenBundle {
         guard error.isTerminal, let (completion, lock) = await self.completion(spent: spent) else {
             await self.releaseLease(holder)
-            if error.isTerminal, self.generation == generation { await self.endSession(.refreshRejected) }
+            if error.isTerminal, self.generation == generation { await self.endSession(reason) }
             throw self.noteRetryAfter(error, generation: generation)
         }
         await self.clearOwnLease()
         lock.release()
         switch completion {
         case .own:
-            if self.generation == generation { await self.endSession(.refreshRejected) }
+            if self.generation == generation { await self.endSession(reason) }
             throw error
         case .adopt(let adopted):
             return try self.adopt(adopted, generation: generation)

@@ -5,7 +5,15 @@ import SecureStorage
 
 extension TokenManager {
     /// Starts the one refresh (or joins it) and returns its bundle.
-    func refresh(from stale: TokenBundle) async throws(TokenAuthError) -> TokenBundle {
+    ///
+    /// - Parameter refusal: why the session ends if the token endpoint refuses the refresh token
+    ///   (``SignOutReason/revoked`` for a refresh forced by the refusal of a token that had not
+    ///   expired); ``SignOutReason/reuseDetected`` replaces it when the refused token is one an
+    ///   earlier refresh presented without getting an answer.
+    func refresh(
+        from stale: TokenBundle,
+        refusal: SignOutReason = .refreshRejected
+    ) async throws(TokenAuthError) -> TokenBundle {
         if let task = self.refreshTask {
             return try await self.join(task)
         }
@@ -42,7 +50,8 @@ extension TokenManager {
             try await self.performRefresh(
                 refreshToken: refreshToken,
                 staleAccessToken: staleAccessToken,
-                generation: generation
+                generation: generation,
+                refusal: refusal
             )
         }
         self.refreshTask = task
@@ -67,7 +76,8 @@ extension TokenManager {
     private func performRefresh(
         refreshToken: String,
         staleAccessToken: String,
-        generation: Int
+        generation: Int,
+        refusal: SignOutReason
     ) async throws(TokenAuthError) -> TokenBundle {
         defer { if self.generation == generation { self.refreshTask = nil } }
         var spending = refreshToken
@@ -94,14 +104,23 @@ extension TokenManager {
         } catch {
             lease?.stopRenewing()
             self.metrics.refreshEnded(error.isTerminal ? .refused : .failed, endpointTime: asked.duration(to: .now))
+            let reason = self.refusalReason(spent: spending, refusal: refusal)
+            if error.code == .transportFailure { self.unansweredRefreshToken = spending }
             if let lease {
-                return try await self.settleRefusal(error, spent: spending, lease: lease, generation: generation)
+                return try await self.settleRefusal(
+                    error,
+                    spent: spending,
+                    lease: lease,
+                    generation: generation,
+                    reason: reason
+                )
             }
             if error.isTerminal, self.generation == generation {
-                await self.endSession(.refreshRejected)
+                await self.endSession(reason)
             }
             throw self.noteRetryAfter(error, generation: generation)
         }
+        self.unansweredRefreshToken = nil
         lease?.stopRenewing()
         self.metrics.refreshEnded(.success, endpointTime: asked.duration(to: .now))
         guard self.generation == generation else {
@@ -113,6 +132,13 @@ extension TokenManager {
             return try await self.settleRefresh(bundle, spent: spending, lease: lease, generation: generation)
         }
         return try await self.keep(bundle)
+    }
+
+    /// Why the session ends when the refresh that presented `spent` is refused: reuse, when an
+    /// earlier refresh presented the same token and got no answer (the server may have redeemed
+    /// it, so this was its second use); else `refusal`.
+    func refusalReason(spent: String, refusal: SignOutReason) -> SignOutReason {
+        spent == self.unansweredRefreshToken ? .reuseDetected : refusal
     }
 
     /// Makes `bundle`, a refresh's result, the session's. The rotated refresh token is saved
@@ -159,32 +185,58 @@ extension TokenManager {
     }
 
     /// Loads the bundle from the store on first use.
+    ///
+    /// - Throws: ``TokenAuthError/Code/sessionLocked`` while the session is locked.
     func loadIfNeeded() async throws(TokenAuthError) -> TokenBundle? {
+        if self.locked { throw TokenAuthError(.sessionLocked, "the session is locked until the user unlocks it") }
         if self.loaded { return self.bundle }
+        let (stored, persisted) = try await self.readStored()
+        if self.locked { throw TokenAuthError(.sessionLocked, "the session is locked until the user unlocks it") }
+        if !self.loaded { self.install(stored, persistedActivity: persisted) }
+        return self.bundle
+    }
+
+    /// The stored bundle (read through the store's user-presence gate, if it has one) and the
+    /// activity a previous launch kept.
+    func readStored() async throws(TokenAuthError) -> (TokenBundle?, Date?) {
         do {
             let stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
-            // The activity a previous launch kept; an unreadable one counts as none (activity now).
+            // An unreadable activity counts as none (activity now).
             let persisted = stored == nil ? nil : try? await self.store.value(Date.self, forKey: self.activityKey)
-            if !self.loaded {
-                self.bundle = stored
-                self.loaded = true
-                self.publish(stored)
-                if stored != nil, self.lastActivity == nil {
-                    self.lastActivity = persisted ?? self.now()
-                    self.lastPersistedActivity = persisted
-                }
-            }
-            return self.bundle
+            return (stored, persisted)
         } catch {
             throw .storage(error, "the stored tokens could not be read")
+        }
+    }
+
+    /// Makes a bundle read from the store the session's.
+    func install(_ stored: TokenBundle?, persistedActivity: Date?) {
+        self.bundle = stored
+        self.loaded = true
+        self.publish(stored)
+        if stored != nil, self.lastActivity == nil {
+            self.lastActivity = persistedActivity ?? self.now()
+            self.lastPersistedActivity = persistedActivity
         }
     }
 
     /// Clears the tokens and emits signed-out once, if there was a session; after a requested or
     /// inactivity sign-out, revokes the refresh token (bounded, best effort).
     func endSession(_ reason: SignOutReason) async {
-        let ended = try? await self.loadIfNeeded()
-        let hadSession = ended != nil
+        let ended: TokenBundle?
+        let hadSession: Bool
+        if self.locked {
+            // Reading the stored bundle would ask for the user's presence: its existence is
+            // enough, and its refresh token is not revoked (only a bundle kept in memory because
+            // the store refused it is at hand).
+            ended = self.bundle
+            let stored = (try? await self.store.contains(self.configuration.storageKey)) ?? false
+            hadSession = ended != nil || stored
+            self.locked = false
+        } else {
+            ended = try? await self.loadIfNeeded()
+            hadSession = ended != nil
+        }
         self.refreshNotBefore = nil
         self.generation += 1
         self.refreshTask = nil

@@ -132,6 +132,11 @@ public actor TokenManager {
     var revocationOutcomes: [RevocationOutcome] = []
     /// This manager's name in refresh leases (``RefreshLease/owner``).
     nonisolated let leaseOwner = UUID().uuidString
+    /// The refresh token of the last refresh that failed on the way (no answer: the server may
+    /// have redeemed it); a refusal of the same token is then reuse detection's.
+    var unansweredRefreshToken: String?
+    /// Whether the session is locked (``lock()``): nothing is handed out, the store is not read.
+    var locked = false
 
     /// Creates a manager.
     ///
@@ -171,6 +176,7 @@ public actor TokenManager {
         self.generation += 1
         self.refreshTask?.cancel()
         self.refreshTask = nil
+        self.locked = false
         self.bundle = bundle
         self.loaded = true
         self.unsaved = false
@@ -190,6 +196,63 @@ public actor TokenManager {
         await self.endSession(.requested)
     }
 
+    /// Locks the session: the tokens stay in the store, but nothing is handed out (requests go
+    /// without a token, ``validAccessToken()`` throws ``TokenAuthError/Code/sessionLocked``) and
+    /// the store is not read until ``unlock()``.
+    ///
+    /// With a store that guards the tokens behind a user-presence check
+    /// (`UserPresenceProtectedStore`), unlocking is what asks the user. A refresh in flight is
+    /// finished (and its rotated refresh token saved) first. The inactivity timeout keeps
+    /// counting while the session is locked, and ``checkInactivity()`` and ``signOut()`` work
+    /// without reading the tokens, so they never ask the user; a sign-out of a locked session
+    /// cannot revoke its refresh token, which it never reads.
+    public func lock() async {
+        guard !self.locked else { return }
+        if let task = self.refreshTask { _ = try? await task.value }
+        if self.unsaved, let bundle = self.bundle { try? await self.save(bundle) }
+        self.locked = true
+        self.publish(nil)
+        // A refreshed bundle the store still refuses stays in memory, never handed out, until it
+        // can be saved; anything else is read again at unlock.
+        guard !self.unsaved else { return }
+        self.bundle = nil
+        self.loaded = false
+    }
+
+    /// Unlocks a locked session: reads the tokens from the store (through its user-presence
+    /// check, if it has one) and hands them out again. Does nothing to a session that is not
+    /// locked.
+    ///
+    /// - Returns: the session's bundle, or nil when there is none.
+    /// - Throws: ``TokenAuthError/Code/storageFailure`` when the store refused the read (a failed,
+    ///   cancelled or locked-out presence check, a locked device; see
+    ///   ``TokenAuthError/storageError``). The session stays locked and the tokens are kept.
+    @discardableResult
+    public func unlock() async throws(TokenAuthError) -> TokenBundle? {
+        guard self.locked else { return try await self.loadIfNeeded() }
+        let generation = self.generation
+        let (stored, persisted) = try await self.readStored()
+        guard self.locked, self.generation == generation else { return try await self.loadIfNeeded() }
+        self.locked = false
+        if !self.unsaved { self.install(stored, persistedActivity: persisted) }
+        return self.bundle
+    }
+
+    /// Whether the session is locked (``lock()``).
+    public var isLocked: Bool { self.locked }
+
+    /// Whether there is a session, without unlocking it or asking the user: for a locked
+    /// session, whether the store holds tokens.
+    public func hasSession() async throws(TokenAuthError) -> Bool {
+        guard self.locked else { return try await self.loadIfNeeded() != nil }
+        if self.bundle != nil { return true }
+        do {
+            return try await self.store.contains(self.configuration.storageKey)
+        } catch {
+            throw .storage(error, "the store could not be asked for the tokens")
+        }
+    }
+
     /// Whether there is a session.
     public var isSignedIn: Bool {
         get async {
@@ -203,7 +266,9 @@ public actor TokenManager {
     }
 
     /// Notes user activity for the inactivity timeout (``validAccessToken()`` does this too).
+    /// Nothing is noted while the session is locked: using a lock screen is not using the session.
     public func recordActivity() async {
+        guard !self.locked else { return }
         await self.noteActivity()
     }
 
@@ -228,10 +293,14 @@ public actor TokenManager {
     /// - Returns: whether the session was ended now.
     @discardableResult
     public func checkInactivity() async -> Bool {
-        guard let timeout = self.configuration.inactivityTimeout, let last = self.lastActivity, self.bundle != nil
-        else {
+        guard let timeout = self.configuration.inactivityTimeout, self.bundle != nil || self.locked else {
             return false
         }
+        if self.locked, self.lastActivity == nil {
+            // Locked since launch: the activity a previous launch kept (not a secret, no prompt).
+            self.lastActivity = try? await self.store.value(Date.self, forKey: self.activityKey)
+        }
+        guard let last = self.lastActivity else { return false }
         let idle = self.now().timeIntervalSince(last)
         guard idle >= timeout.timeInterval else { return false }
         await self.endSession(.inactivity)
@@ -314,7 +383,11 @@ public actor TokenManager {
     public func handleUnauthorized(sentToken: String) async throws(TokenAuthError) -> String {
         switch try await self.successor(of: sentToken) {
         case .newer(let token): token
-        case .none(let current): try await self.refresh(from: current).accessToken
+        case .none(let current):
+            // A token refused before it was due says the server ended the session early, if the
+            // refresh token is refused too.
+            try await self.refresh(from: current, refusal: self.needsRefresh(current) ? .refreshRejected : .revoked)
+                .accessToken
         }
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import SecureHTTP
 
 /// Turns a server's error into a message written in advance for users, so raw server text
 /// (stack traces, SQL, internal names, another user's data) is never shown.
@@ -35,6 +36,24 @@ public struct UserMessageCatalog: Sendable {
         /// The connection could not be made secure: a refused certificate or pin, the transport
         /// policy, a TLS version or cipher suite, a client certificate.
         public static let insecureConnection = Situation(name: "insecureConnection")
+        /// The session ended because the server refused to refresh it (the refresh token expired
+        /// or was revoked) or it had no refresh token.
+        public static let sessionExpired = Situation(name: "sessionExpired")
+        /// The server ended the session early: it refused a token that had not expired, then the
+        /// refresh token.
+        public static let sessionRevoked = Situation(name: "sessionRevoked")
+        /// The server saw a refresh token used twice and ended the session (reuse detection).
+        public static let reuseDetected = Situation(name: "reuseDetected")
+        /// The session ended after a period of inactivity.
+        public static let inactivity = Situation(name: "inactivity")
+        /// Another process sharing the session (an app extension) ended it.
+        public static let endedElsewhere = Situation(name: "endedElsewhere")
+        /// A user-presence check (Face ID, Touch ID, the passcode) did not confirm the user.
+        public static let unlockFailed = Situation(name: "unlockFailed")
+        /// Too many failed user-presence checks: unlocking is refused for a while.
+        public static let unlockLockedOut = Situation(name: "unlockLockedOut")
+        /// The device is locked, so the saved session cannot be read until it is unlocked.
+        public static let deviceLocked = Situation(name: "deviceLocked")
     }
 
     /// Creates a catalog; the status and situation messages default to the standard ones.
@@ -64,6 +83,14 @@ public struct UserMessageCatalog: Sendable {
         .unreachable: "The server could not be reached. Please check your connection and try again.",
         .connectionLost: "The connection to the server was lost. Please try again.",
         .insecureConnection: "A secure connection to the server could not be established.",
+        .sessionExpired: "Your session has expired. Please sign in again.",
+        .sessionRevoked: "You have been signed out. Please sign in again.",
+        .reuseDetected: "For your security, you have been signed out. Please sign in again.",
+        .inactivity: "You were signed out after a period of inactivity. Please sign in again.",
+        .endedElsewhere: "You have been signed out. Please sign in again.",
+        .unlockFailed: "We couldn't confirm it's you. Please try again.",
+        .unlockLockedOut: "Too many attempts. Please wait a moment and try again, or sign in again.",
+        .deviceLocked: "Unlock your device to continue.",
     ]
 
     /// Plain messages for the statuses an app meets most.
@@ -80,6 +107,17 @@ public struct UserMessageCatalog: Sendable {
         503: "The service is temporarily unavailable. Please try again later.",
         504: "The service took too long to answer. Please try again later.",
     ]
+
+    /// The message for a transport's error (a timeout, an unreachable server, a connection that
+    /// could not be made secure), or the fallback.
+    public func message(for error: SecureHTTPError) -> String {
+        APIError.situation(for: error.code).flatMap { self.situationMessages[$0] } ?? self.fallback
+    }
+
+    /// The message for a situation, or the fallback when the catalog has none for it.
+    public func message(for situation: Situation) -> String {
+        self.situationMessages[situation] ?? self.fallback
+    }
 
     /// The message for a server error code, or the fallback.
     public func message(forCode code: String?) -> String {

@@ -1,0 +1,405 @@
+import Foundation
+import SecureNetworking
+import SecureStorage
+import Testing
+
+@testable import SecureSession
+@testable import TokenAuth
+
+/// The model over a real token manager and store, with a presence gate and a token endpoint the
+/// test drives.
+@Suite("The session model", .timeLimit(.minutes(2)))
+@MainActor
+struct SessionModelTests {
+    static let catalog = UserMessageCatalog()
+
+    /// One app launch: a token manager and a model on `base`, with presence unlock through `gate`.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    struct Launch {
+        let tokens: TokenManager
+        let presence: PresenceUnlock
+        let model: SessionModel<String>
+    }
+
+    let base = InMemoryStore()
+    let gate = TestPresenceGate()
+    let refresher = ScriptedRefresher()
+    let clock = SessionTestClock()
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    func launch(
+        store: (any SecureStore)? = nil,
+        lockAfter: Duration = .zero,
+        inactivityTimeout: Duration? = nil,
+        maximumFailures: Int = 5
+    ) -> Launch {
+        let clock = self.clock
+        let presence = PresenceUnlock(
+            wrapping: store ?? self.base,
+            gate: self.gate,
+            configuration: UserPresenceProtectedStore.Configuration(
+                reason: "Unlock your account",
+                maximumFailures: maximumFailures,
+                lockoutDuration: .seconds(60)
+            ),
+            now: { clock.instant }
+        )
+        let tokens = TokenManager(
+            store: presence.store,
+            refresher: self.refresher,
+            configuration: TokenManager.Configuration(inactivityTimeout: inactivityTimeout),
+            now: { clock.date }
+        )
+        let model = SessionModel<String>(
+            tokens: tokens,
+            presence: presence,
+            configuration: .init(lockAfter: lockAfter, now: { clock.instant }),
+            signIn: { username, password in
+                guard password == "correct horse" else { throw TokenAuthError(.invalidGrant, "refused") }
+                try await tokens.signIn(
+                    TokenBundle(
+                        TokenResponse(
+                            accessToken: "access-0",
+                            expiresIn: 3600,
+                            refreshToken: "refresh-0",
+                            scope: username
+                        ),
+                        receivedAt: clock.date
+                    )
+                )
+            },
+            user: { bundle in bundle.scope ?? "nobody" }
+        )
+        return Launch(tokens: tokens, presence: presence, model: model)
+    }
+
+    /// Launched, signed in as ada, presence unlock on.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    func signedInWithPresence(lockAfter: Duration = .zero, maximumFailures: Int = 5) async -> Launch {
+        let launch = self.launch(lockAfter: lockAfter, maximumFailures: maximumFailures)
+        await launch.model.start()
+        await launch.model.signIn(username: "ada", password: "correct horse")
+        await self.gate.answer(.passed)
+        #expect(await launch.model.enablePresenceUnlock())
+        #expect(launch.model.presenceUnlock == .enabled)
+        return launch
+    }
+
+    // MARK: - Launch and sign-in
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aFirstLaunchIsSignedOutAndASignInSignsIn() async throws {
+        let launch = self.launch()
+        #expect(launch.model.state == .starting)
+        await launch.model.start()
+        #expect(launch.model.state == .signedOut(reason: .neverSignedIn, message: nil))
+        #expect(launch.model.presenceUnlock == .unavailable)
+
+        await launch.model.signIn(username: "ada", password: "correct horse")
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(try await launch.tokens.validAccessToken() == "access-0")
+        // Offered after the sign-in, because the gate can evaluate; nothing was asked yet.
+        #expect(launch.model.presenceUnlock == .offered)
+        #expect(await self.gate.asked == 0)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRefusedSignInSaysSoAndACancelledOneSaysNothing() async {
+        let launch = self.launch()
+        await launch.model.start()
+        await launch.model.signIn(username: "ada", password: "wrong")
+        #expect(
+            launch.model.state
+                == .signedOut(reason: .neverSignedIn, message: Self.catalog.message(for: .invalidCredentials))
+        )
+        await launch.model.signIn(browser: { throw TokenAuthError(.authorizationCancelled, "closed") })
+        #expect(launch.model.state == .signedOut(reason: .neverSignedIn, message: nil))
+        // A server's own text is never shown.
+        await launch.model.signIn(browser: {
+            throw NSError(domain: "server", code: 1, userInfo: [NSLocalizedDescriptionKey: "ORA-00942 at db7"])
+        })
+        #expect(launch.model.state == .signedOut(reason: .neverSignedIn, message: Self.catalog.fallback))
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func presenceUnlockIsNotOfferedWhenTheGateCannotEvaluate() async {
+        await self.gate.setEvaluable(false)
+        let launch = self.launch()
+        await launch.model.start()
+        await launch.model.signIn(username: "ada", password: "correct horse")
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(launch.model.presenceUnlock == .unavailable)
+        #expect(await launch.model.enablePresenceUnlock() == false)
+        #expect(await self.gate.asked == 0)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func turningPresenceUnlockOnNeedsTheUserToPassTheGate() async {
+        let launch = self.launch()
+        await launch.model.start()
+        await launch.model.signIn(username: "ada", password: "correct horse")
+        await self.gate.answer(.cancelled)
+        #expect(await launch.model.enablePresenceUnlock() == false)
+        #expect(launch.model.presenceUnlock == .offered)
+        #expect(launch.presence.isEnabled == false)
+        await self.gate.answer(.passed)
+        #expect(await launch.model.enablePresenceUnlock())
+        #expect(launch.presence.isEnabled)
+    }
+
+    // MARK: - Lock and unlock
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func theSessionLocksInTheBackgroundAndUnlocksThroughTheGate() async throws {
+        let launch = await self.signedInWithPresence()
+        launch.model.appDidEnterBackground()
+        #expect(launch.model.state == .locked(message: nil))
+        await launch.model.idle()
+        #expect(await launch.tokens.isLocked)
+        // Nothing is handed out while locked: no token on requests, a typed error for callers.
+        #expect(launch.tokens.accessTokenForSending() == nil)
+        await #expect(throws: TokenAuthError(.sessionLocked, "")) { try await launch.tokens.validAccessToken() }
+
+        launch.model.appWillEnterForeground()
+        #expect(launch.model.state == .locked(message: nil))
+        let askedBefore = await self.gate.asked
+        await self.gate.answer(.passed)
+        await launch.model.unlock()
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(await self.gate.asked == askedBefore + 1)
+        #expect(await self.gate.reasons.last == "Unlock your account")
+        #expect(try await launch.tokens.validAccessToken() == "access-0")
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test(arguments: [
+        (Result<Void, SecureStoreError>.cancelled, nil as String?),
+        (.failed, UserMessageCatalog().message(for: .unlockFailed)),
+        (.lockedOut, UserMessageCatalog().message(for: .unlockLockedOut)),
+    ])
+    func aFailedUnlockLeavesTheSessionLockedAndTheTokensKept(
+        answer: Result<Void, SecureStoreError>,
+        message: String?
+    ) async throws {
+        let launch = await self.signedInWithPresence()
+        launch.model.appDidEnterBackground()
+        await launch.model.idle()
+        await self.gate.answer(answer)
+        await launch.model.unlock()
+        #expect(launch.model.state == .locked(message: message))
+        #expect(try await self.base.contains("SecureNetworking.tokens"))
+        #expect(await launch.tokens.isLocked)
+        // The next try works.
+        await self.gate.answer(.passed)
+        await launch.model.unlock()
+        #expect(launch.model.state == .signedIn("ada"))
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func theStoresLockoutStopsAskingTheGateAndKeepsTheSession() async throws {
+        let launch = await self.signedInWithPresence(maximumFailures: 2)
+        launch.model.appDidEnterBackground()
+        await launch.model.idle()
+        await self.gate.answer(.failed, .failed)
+        await launch.model.unlock()
+        await launch.model.unlock()
+        #expect(launch.model.state == .locked(message: Self.catalog.message(for: .unlockFailed)))
+        let asked = await self.gate.asked
+        // Locked out now: the gate is not asked, the state says so, nothing is deleted.
+        await launch.model.unlock()
+        #expect(launch.model.state == .locked(message: Self.catalog.message(for: .unlockLockedOut)))
+        #expect(await self.gate.asked == asked)
+        #expect(try await self.base.contains("SecureNetworking.tokens"))
+        // After the lockout, the gate is asked again.
+        self.clock.advance(.seconds(61))
+        await self.gate.answer(.passed)
+        await launch.model.unlock()
+        #expect(launch.model.state == .signedIn("ada"))
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func theSessionLocksOnlyAfterTheConfiguredTimeAway() async {
+        let launch = await self.signedInWithPresence(lockAfter: .seconds(300))
+        launch.model.appDidEnterBackground()
+        #expect(launch.model.state == .signedIn("ada"))
+        self.clock.advance(.seconds(299))
+        launch.model.appWillEnterForeground()
+        await launch.model.idle()
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(await launch.tokens.isLocked == false)
+
+        launch.model.appDidEnterBackground()
+        self.clock.advance(.seconds(300))
+        launch.model.appWillEnterForeground()
+        #expect(launch.model.state == .locked(message: nil))
+        await launch.model.idle()
+        #expect(await launch.tokens.isLocked)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRelaunchWithPresenceUnlockOnStartsLockedWithoutAsking() async throws {
+        let first = await self.signedInWithPresence()
+        _ = first
+        let asked = await self.gate.asked
+        let second = self.launch()
+        await second.model.start()
+        #expect(second.model.state == .locked(message: nil))
+        #expect(second.model.presenceUnlock == .enabled)
+        #expect(await self.gate.asked == asked)
+        // The refresh token is released only through the gate.
+        await self.gate.answer(.failed)
+        await second.model.unlock()
+        #expect(second.model.state == .locked(message: Self.catalog.message(for: .unlockFailed)))
+        await self.gate.answer(.passed)
+        await second.model.unlock()
+        #expect(second.model.state == .signedIn("ada"))
+        #expect(await self.gate.asked == asked + 2)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aDeviceLockedStoreHasItsOwnStateAndIsReadAgainInTheForeground() async throws {
+        let store = DeviceLockableStore()
+        let first = self.launch(store: store)
+        await first.model.start()
+        await first.model.signIn(username: "ada", password: "correct horse")
+
+        store.deviceLocked.withLockedValue { $0 = true }
+        let second = self.launch(store: store)
+        await second.model.start()
+        #expect(second.model.state == .deviceLocked(message: Self.catalog.message(for: .deviceLocked)))
+        #expect(try await store.base.contains("SecureNetworking.tokens"))
+
+        store.deviceLocked.withLockedValue { $0 = false }
+        second.model.appWillEnterForeground()
+        await second.model.idle()
+        #expect(second.model.state == .signedIn("ada"))
+    }
+
+    // MARK: - The session ends by itself
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aDeadRefreshTokenSignsOutWithItsReason() async {
+        let launch = self.launch()
+        await launch.model.start()
+        await launch.model.signIn(username: "ada", password: "correct horse")
+        await self.refresher.answer(.failure(TokenAuthError(.invalidGrant, "refused", oauthError: "invalid_grant")))
+        self.clock.advance(.seconds(3600))
+        await #expect(throws: TokenAuthError(.invalidGrant, "")) { try await launch.tokens.validAccessToken() }
+        await waitForState(launch.model) { !$0.isSignedIn }
+        #expect(
+            launch.model.state
+                == .signedOut(reason: .sessionExpired, message: Self.catalog.message(for: .sessionExpired))
+        )
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRefreshRefusedWhileTheSessionLocksSignsOut() async {
+        let launch = await self.signedInWithPresence()
+        await self.refresher.hold()
+        await self.refresher.answer(.failure(TokenAuthError(.invalidGrant, "refused", oauthError: "invalid_grant")))
+        self.clock.advance(.seconds(3600))
+        let request = Task { try await launch.tokens.validAccessToken() }
+        await self.refresher.waitForRefresh()
+        // The app leaves while the refresh is in flight: the state locks at once, and the token
+        // manager locks once the refresh has ended.
+        launch.model.appDidEnterBackground()
+        #expect(launch.model.state == .locked(message: nil))
+        await self.refresher.release()
+        _ = try? await request.value
+        await waitForState(launch.model) { if case .signedOut = $0 { true } else { false } }
+        #expect(
+            launch.model.state
+                == .signedOut(reason: .sessionExpired, message: Self.catalog.message(for: .sessionExpired))
+        )
+        await launch.model.idle()
+        #expect(launch.model.presenceUnlock == .unavailable)
+        #expect(launch.presence.isEnabled == false)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aSignOutWhileThePromptShowsWinsAndKeepsNothing() async throws {
+        let launch = await self.signedInWithPresence()
+        launch.model.appDidEnterBackground()
+        await launch.model.idle()
+        await self.gate.hold()
+        let unlocking = Task { await launch.model.unlock() }
+        await self.gate.waitForPrompt()
+        #expect(launch.model.state == .unlocking)
+        await launch.model.signOut()
+        #expect(launch.model.state == .signedOut(reason: .userSignedOut, message: nil))
+        await self.gate.release(.passed)
+        await unlocking.value
+        #expect(launch.model.state == .signedOut(reason: .userSignedOut, message: nil))
+        #expect(try await self.base.contains("SecureNetworking.tokens") == false)
+        #expect(try await launch.tokens.hasSession() == false)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func inactivityWhileTheAppWasNotRunningSignsOutAtLaunch() async {
+        let first = self.launch(inactivityTimeout: .seconds(900))
+        await first.model.start()
+        await first.model.signIn(username: "ada", password: "correct horse")
+        self.clock.advance(.seconds(901))
+        let second = self.launch(inactivityTimeout: .seconds(900))
+        await second.model.start()
+        #expect(second.model.state == .signedOut(reason: .inactivity, message: Self.catalog.message(for: .inactivity)))
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func inactivityOfALockedSessionSignsOutWithoutAPrompt() async throws {
+        let first = self.launch(inactivityTimeout: .seconds(900))
+        await first.model.start()
+        await first.model.signIn(username: "ada", password: "correct horse")
+        await self.gate.answer(.passed)
+        #expect(await first.model.enablePresenceUnlock())
+        let asked = await self.gate.asked
+        self.clock.advance(.seconds(901))
+        let second = self.launch(inactivityTimeout: .seconds(900))
+        await second.model.start()
+        #expect(second.model.state == .signedOut(reason: .inactivity, message: Self.catalog.message(for: .inactivity)))
+        #expect(await self.gate.asked == asked)
+        #expect(try await self.base.contains("SecureNetworking.tokens") == false)
+    }
+
+    // MARK: - Lifetimes
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aReleasedModelStopsListeningAndLeavesNoTask() async throws {
+        weak var released: SessionModel<String>?
+        let listener: Task<Void, Never>?
+        do {
+            let launch = self.launch()
+            await launch.model.start()
+            await launch.model.signIn(username: "ada", password: "correct horse")
+            await launch.model.signOut()
+            await launch.model.idle()
+            listener = launch.model.listenerTask
+            released = launch.model
+            #expect(released != nil)
+        }
+        #expect(released == nil)
+        // Its listener was cancelled with it and has ended.
+        await listener?.value
+        #expect(listener?.isCancelled == true)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func afterASignOutNoWorkIsLeftRunning() async throws {
+        let launch = await self.signedInWithPresence()
+        await self.refresher.hold()
+        await self.refresher.answer(
+            .success(TokenResponse(accessToken: "access-1", expiresIn: 3600, refreshToken: "refresh-1"))
+        )
+        self.clock.advance(.seconds(3600))
+        let request = Task { try await launch.tokens.validAccessToken() }
+        await self.refresher.waitForRefresh()
+        await launch.model.signOut()
+        #expect(launch.model.hasPendingWork == false)
+        #expect(await launch.tokens.refreshTask == nil)
+        await self.refresher.release()
+        // The refresh that outlived the session does not bring it back.
+        await #expect(throws: TokenAuthError(.signedOut, "")) { try await request.value }
+        #expect(try await launch.tokens.hasSession() == false)
+        #expect(launch.presence.isEnabled == false)
+    }
+}
