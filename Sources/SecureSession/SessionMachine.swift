@@ -90,6 +90,9 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
     /// Sign-ins the model finished whose `signedIn` event has not arrived: events before it
     /// belong to an earlier session.
     private(set) var pendingSignInEvents = 0
+    /// Whether the `signedIn` event of the sign-in in progress arrived before the sign-in
+    /// finished (the token manager emits it inside the sign-in): then nothing older is pending.
+    private(set) var signInEventSeen = false
     /// When the app went to the background (nil in the foreground).
     private(set) var backgroundSince: ContinuousClock.Instant?
     /// Lock a presence-unlock session that stayed in the background this long (zero: as soon
@@ -123,6 +126,7 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
             guard case .signedOut = self.state else { return ([], nil) }
             self.attempt += 1
             self.state = .signingIn
+            self.signInEventSeen = false
             return ([], self.attempt)
         case .signInFinished(let attempt, let outcome):
             return (self.finishSignIn(attempt: attempt, outcome), nil)
@@ -185,15 +189,16 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         switch outcome {
         case .signedIn(let user):
             self.state = .signedIn(user)
-            self.pendingSignInEvents += 1
+            if !self.signInEventSeen { self.pendingSignInEvents += 1 }
         case .failed(let message):
             self.state = .signedOut(reason: .neverSignedIn, message: message)
         case .cancelled:
             self.state = .signedOut(reason: .neverSignedIn, message: nil)
         case .undecodable(let message):
             self.state = .signedOut(reason: .neverSignedIn, message: message)
-            self.pendingSignInEvents += 1
+            if !self.signInEventSeen { self.pendingSignInEvents += 1 }
         }
+        self.signInEventSeen = false
         return []
     }
 
@@ -223,6 +228,12 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
 
     private mutating func receive(_ event: TokenEvent) -> [Effect] {
         if event == .signedIn {
+            if case .signingIn = self.state {
+                // The sign-in's own event, ahead of its end: every older event came before it.
+                self.signInEventSeen = true
+                self.pendingSignInEvents = 0
+                return []
+            }
             if self.pendingSignInEvents > 0 {
                 self.pendingSignInEvents -= 1
                 return []

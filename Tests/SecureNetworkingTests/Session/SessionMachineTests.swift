@@ -226,6 +226,21 @@ struct SessionMachineTests {
         #expect(machine.state == .signedOut(reason: .sessionExpired, message: Self.message(.sessionExpired)))
     }
 
+    @Test func aSignInsEventThatArrivesBeforeItEndsLeavesNothingPending() {
+        // The token manager emits `signedIn` inside the sign-in; the model may see it first.
+        var machine = Self.state("signedIn")
+        machine.handle(.signOutRequested)
+        let attempt = machine.handle(.signInStarted).attempt!
+        machine.handle(.tokenEvent(.signedOut(.requested)))  // the old session's
+        machine.handle(.tokenEvent(.signedIn))  // this sign-in's, early
+        #expect(machine.state == .signingIn)
+        machine.handle(.signInFinished(attempt: attempt, .signedIn("ada")))
+        #expect(machine.pendingSignInEvents == 0)
+        // So the next sign-out event is this session's, and ends it.
+        machine.handle(.tokenEvent(.signedOut(.revoked)))
+        #expect(machine.state == .signedOut(reason: .revoked, message: Self.message(.sessionRevoked)))
+    }
+
     @Test func aSignInTheModelDidNotMakeIsReadFromTheStore() {
         var machine = Self.state("signedOut")
         let (effects, _) = machine.handle(.tokenEvent(.signedIn))

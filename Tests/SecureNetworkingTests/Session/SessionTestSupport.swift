@@ -138,19 +138,47 @@ actor ScriptedRefresher: TokenRefresher {
 }
 
 /// Waits until the model's state satisfies `condition`, woken by Observation on every change.
+/// Cancellation (a test's time limit) ends the wait and records an issue, so a state that never
+/// comes fails the test instead of hanging the run.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
 func waitForState<User>(
     _ model: SessionModel<User>,
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: (SessionState<User>) -> Bool
 ) async {
     while !condition(model.state) {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            withObservationTracking {
-                _ = model.state
-            } onChange: {
-                continuation.resume()
+        guard !Task.isCancelled else {
+            Issue.record("the state never came; it is \(model.state)", sourceLocation: sourceLocation)
+            return
+        }
+        let wait = NIOLockedValueBox<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
+        // Resumes the wait once, whoever comes first: a change of the state, or cancellation.
+        let finish: @Sendable () -> Void = {
+            let continuation = wait.withLockedValue { wait -> CheckedContinuation<Void, Never>? in
+                defer { wait = (nil, true) }
+                return wait.continuation
             }
+            continuation?.resume()
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let finished = wait.withLockedValue { wait -> Bool in
+                    if !wait.done { wait.continuation = continuation }
+                    return wait.done
+                }
+                if finished {
+                    continuation.resume()
+                    return
+                }
+                withObservationTracking {
+                    _ = model.state
+                } onChange: {
+                    finish()
+                }
+            }
+        } onCancel: {
+            finish()
         }
     }
 }
