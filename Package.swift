@@ -229,6 +229,8 @@ let package = Package(
             name: "SecureNetworkingDemo",
             dependencies: nioDependencies + [
                 "SecureNetworking",
+                "SecureSession",
+                "SecureStorage",
                 "SecureNetworkingTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -2,7 +2,7 @@
 """Type-checks the Apple-only sources on Linux against the interface stubs.
 
 1. Builds the stub modules under AppleInterfaceStubs/ (`Security`, `LocalAuthentication`,
-   `AuthenticationServices`, `CryptoKit`) into
+   `AuthenticationServices`, `CryptoKit`, and the part of `SwiftUI` the session example uses) into
    AppleInterfaceStubs/.build/modules, so that `#if canImport(Security)` and
    `#if canImport(LocalAuthentication)` turn on for this check only.
 2. For every package module that holds Apple-only code, reruns the exact compiler invocation
@@ -29,15 +29,15 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 STUBS = os.path.join(ROOT, "AppleInterfaceStubs")
 OUT = os.path.join(STUBS, ".build", "modules")
 # The stub modules, in dependency order.
-STUB_MODULES = ["Security", "LocalAuthentication", "AuthenticationServices", "CryptoKit"]
+STUB_MODULES = ["Security", "LocalAuthentication", "AuthenticationServices", "CryptoKit", "SwiftUI"]
 # The package modules whose sources hold Apple-only code, checked in full, in dependency order.
 # Each is also emitted under the stubs (OUT/checked) so that the modules after it, and the test
 # targets, are checked against its Apple-platform interface (URLSessionTransport exists only there).
-CHECKED_MODULES = ["SecureHTTP", "SecureStorage", "TokenAuth", "SecureNetworking"]
+CHECKED_MODULES = ["SecureHTTP", "SecureStorage", "TokenAuth", "SecureNetworking", "SecureSession"]
 EMITTED_MODULES = set(CHECKED_MODULES)
 CHECKED_OUT = os.path.join(OUT, "checked")
 # What marks a file as holding Apple-only code.
-APPLE_ONLY = re.compile(r"canImport\((Security|LocalAuthentication|AuthenticationServices|CryptoKit)\)")
+APPLE_ONLY = re.compile(r"canImport\((Security|LocalAuthentication|AuthenticationServices|CryptoKit|SwiftUI)\)")
 TESTS = os.path.join(ROOT, "Tests")
 # Flags of SwiftPM's invocation that produce outputs; a type-check produces none.
 DROP_WITH_VALUE = {

@@ -10,6 +10,7 @@ public enum DemoStepID: String, CaseIterable, Sendable {
     case plainHTTPRefused, signIn, pinnedProfile, concurrentRefresh, mitmRejected, mitmWithoutPins
     case mutualTLS, mutualTLSWithoutCertificate, refreshTokenReuse, inactivitySignOut, browserSignIn
     case dpopBoundRequest, stolenDPoPTokenRefused, pinRotation, forgedPinUpdateRefused
+    case sessionSignIn, sessionLocked, sessionUnlocked, sessionEndedByServer
 }
 
 /// The whole flow against the reference auth server, step by step: what `securenet demo` runs.
@@ -17,8 +18,9 @@ public enum DemoStepID: String, CaseIterable, Sendable {
 /// It starts the reference server in-process on a free loopback port with a fresh TestPKI and
 /// walks a `SecureAPIClient` through the policy, sign-in, pinned TLS, token expiry under load,
 /// a man-in-the-middle, mutual TLS, refresh-token theft, inactivity, a browser sign-in and
-/// DPoP-bound tokens, and a rotation of the server's intermediate CA that a signed pin-set
-/// update fixes without a new build. Every step checks what
+/// DPoP-bound tokens, a rotation of the server's intermediate CA that a signed pin-set update
+/// fixes without a new build, and the app's session model (sign in, lock in the background,
+/// unlock through the presence gate, a session the server ends). Every step checks what
 /// happened against what should have happened; nothing leaves loopback.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 public struct SecureNetworkingDemo: Sendable {
@@ -268,6 +270,7 @@ public struct SecureNetworkingDemo: Sendable {
 
         await self.dpopSteps(world, results)
         await self.pinRotationSteps(world, results)
+        await self.sessionModelSteps(world, results)
     }
 
     /// 10–11: tokens bound to a key (RFC 9449), and what a thief can do with a copy.

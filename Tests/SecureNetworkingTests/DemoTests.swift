@@ -25,6 +25,15 @@ struct DemoTests {
         #expect(details[.pinRotation]?.contains("signed update v2") == true)
         #expect(details[.forgedPinUpdateRefused]?.contains("unknownPinUpdateKey") == true)
         #expect(details[.forgedPinUpdateRefused]?.contains("pinUpdateRollback") == true)
+        #expect(details[.sessionSignIn]?.contains("signedIn(Ada Lovelace)") == true)
+        #expect(details[.sessionLocked]?.contains("sessionLocked, nothing sent") == true)
+        #expect(details[.sessionUnlocked]?.contains("still locked, tokens kept") == true)
+        #expect(
+            details[.sessionEndedByServer]?.contains(
+                "signedOut(sessionExpired), telling the user \"Your session has expired."
+            )
+                == true
+        )
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)

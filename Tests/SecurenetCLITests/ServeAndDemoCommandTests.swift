@@ -15,8 +15,8 @@ struct ServeAndDemoCommandTests {
         )
         #expect(result.status == 0, "\(result.error)")
         let steps = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [[String: Any]])
-        #expect(steps.count == 15)
-        #expect(steps.last?["title"] as? String == "forged and replayed pin updates refused")
+        #expect(steps.count == 19)
+        #expect(steps.last?["title"] as? String == "session model: the refresh token dies at the server")
         #expect(steps.allSatisfy { $0["passed"] as? Bool == true })
         #expect(steps.first?["title"] as? String == "policy refuses plain http")
     }
