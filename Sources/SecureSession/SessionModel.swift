@@ -86,7 +86,10 @@ public final class SessionModel<User: Sendable & Equatable> {
     /// - Parameters:
     ///   - tokens: the session's token manager. Give it ``PresenceUnlock/store`` as its store
     ///     when `presence` is set.
-    ///   - presence: presence unlock, or nil for none.
+    ///   - presence: presence unlock, or nil for none. It must guard the token manager's item
+    ///     (``PresenceUnlock/tokensKey`` equal to the manager's `storageKey`); one that guards
+    ///     another item would protect nothing, so it is not used and presence unlock is never
+    ///     offered.
     ///   - configuration: when to lock and which messages to show.
     ///   - signIn: the password sign-in, for ``signIn(username:password:)``.
     ///   - user: decodes the app's user from the tokens.
@@ -98,7 +101,7 @@ public final class SessionModel<User: Sendable & Equatable> {
         user: @escaping UserDecoder
     ) {
         self.tokens = tokens
-        self.presence = presence
+        self.presence = presence?.tokensKey == tokens.storageKey ? presence : nil
         self.configuration = configuration
         self.passwordSignIn = signIn
         self.decodeUser = user
@@ -133,9 +136,8 @@ public final class SessionModel<User: Sendable & Equatable> {
     /// message ("The e-mail or password is wrong."). Only from a signed-out state.
     public func signIn(username: String, password: String) async {
         guard let passwordSignIn = self.passwordSignIn else {
-            await self.signIn(performing: {
-                throw TokenAuthError(.authorizationRejected, "no password sign-in is configured")
-            })
+            // A programming error, not the user's: the fallback sentence, not "wrong password".
+            await self.signIn(performing: { throw NoPasswordSignIn() })
             return
         }
         await self.signIn(performing: { try await passwordSignIn(username, password) })
@@ -393,3 +395,7 @@ public final class SessionModel<User: Sendable & Equatable> {
         }
     }
 }
+
+/// The error of ``SessionModel/signIn(username:password:)`` on a model made without a password
+/// sign-in.
+struct NoPasswordSignIn: Error {}

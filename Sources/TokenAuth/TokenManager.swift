@@ -238,11 +238,15 @@ public actor TokenManager {
         return self.bundle
     }
 
+    /// The store item that holds the session's tokens (``Configuration/storageKey``).
+    public nonisolated var storageKey: String { self.configuration.storageKey }
+
     /// Whether the session is locked (``lock()``).
     public var isLocked: Bool { self.locked }
 
-    /// Whether there is a session, without unlocking it or asking the user: for a locked
-    /// session, whether the store holds tokens.
+    /// Whether there is a session: for a locked session, whether the store holds tokens (without
+    /// reading them, so without asking the user); otherwise the loaded session, read from the
+    /// store on first use.
     public func hasSession() async throws(TokenAuthError) -> Bool {
         guard self.locked else { return try await self.loadIfNeeded() != nil }
         if self.bundle != nil { return true }

@@ -122,6 +122,38 @@ struct SessionModelTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aModelWithoutAPasswordSignInSaysSomethingWentWrongNotWrongPassword() async {
+        let tokens = TokenManager(store: InMemoryStore(), refresher: self.refresher)
+        let model = SessionModel<String>(tokens: tokens, user: { _ in "ada" })
+        await model.start()
+        await model.signIn(username: "ada", password: "correct horse")
+        #expect(model.state == .signedOut(reason: .neverSignedIn, message: Self.catalog.fallback))
+        #expect(model.presenceUnlock == .unavailable)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func presenceUnlockThatGuardsAnotherItemIsNeverOffered() async {
+        let presence = PresenceUnlock(wrapping: self.base, gate: self.gate, tokensKey: "app.tokens")
+        let tokens = TokenManager(store: presence.store, refresher: self.refresher)
+        let model = SessionModel<String>(
+            tokens: tokens,
+            presence: presence,
+            signIn: { _, _ in
+                try await tokens.signIn(
+                    TokenBundle(TokenResponse(accessToken: "a", expiresIn: 3600, refreshToken: "r"), receivedAt: Date())
+                )
+            },
+            user: { _ in "ada" }
+        )
+        await model.start()
+        await model.signIn(username: "ada", password: "correct horse")
+        #expect(model.state == .signedIn("ada"))
+        #expect(model.presenceUnlock == .unavailable)
+        #expect(await model.enablePresenceUnlock() == false)
+        #expect(await self.gate.asked == 0)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func presenceUnlockIsNotOfferedWhenTheGateCannotEvaluate() async {
         await self.gate.setEvaluable(false)
         let launch = self.launch()
