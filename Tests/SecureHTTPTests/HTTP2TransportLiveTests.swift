@@ -476,11 +476,13 @@ struct HTTP2TransportLiveTests {
                 let error = await expectFailure(transport, frozen, body: Data("x".utf8))
                 #expect(error?.code == .connectionClosed)
                 #expect(error.map { String(describing: $0).contains("PING") } == true)
-                // Without the PING the request would wait for its 60 s deadline (a loaded machine
-                // can stretch connecting and the PING timers by seconds, so the bound is loose;
-                // that the failure does not wait for the frozen server's close_notify either is
-                // shown by HTTP2ExchangeTests).
-                #expect(ContinuousClock.now - started < .seconds(30))
+                // Without the PING the request would wait for its 60 s deadline and fail with
+                // deadlineExceeded: the code and the message above are what show the PING ended
+                // it. The time only has to be under the deadline: busy suite runs (a release build
+                // beside them on two cores) measured 36.7 s and 42.6 s from the test's task, whose
+                // wake-ups wait for the cooperative pool, against 1.4 s alone. That the failure
+                // does not wait for the frozen server's close_notify is shown by HTTP2ExchangeTests.
+                #expect(ContinuousClock.now - started < .seconds(60))
                 // The next request gets a new connection (a few tries: on a loaded machine its
                 // own PINGs may go unacknowledged for a second too).
                 var answered = false
