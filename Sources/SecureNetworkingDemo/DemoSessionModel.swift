@@ -1,6 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
-import Observation
 import SecureNetworking
 import SecureNetworkingTesting
 import SecureSession
@@ -143,7 +141,8 @@ extension SecureNetworkingDemo {
                     reason: .sessionExpired,
                     message: UserMessageCatalog().message(for: .sessionExpired)
                 )
-                let reached = await Self.waitForState(model, expected)
+                // The sign-out arrives through the token manager's events.
+                let reached = await model.waitForState(until: .now + .seconds(10)) { $0 == expected }
                 return (
                     error.code == .signedOut && reached,
                     "the server revoked the refresh token; the access token expired; the refresh was refused → \(reached ? "signedOut(sessionExpired), telling the user \"\(expected.message ?? "")\"" : "\(state)")"
@@ -151,45 +150,5 @@ extension SecureNetworkingDemo {
             }
         }
         await app.client.shutdown()
-    }
-
-    /// Waits (at most 10 s) for the model's state to become `expected`, woken by Observation on
-    /// each change: the sign-out arrives through the token manager's event stream.
-    @MainActor
-    static func waitForState(_ model: SessionModel<DemoUser>, _ expected: SessionState<DemoUser>) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while model.state != expected {
-            guard ContinuousClock.now < deadline else { return false }
-            let wait = NIOLockedValueBox<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
-            let finish: @Sendable () -> Void = {
-                let continuation = wait.withLockedValue { wait -> CheckedContinuation<Void, Never>? in
-                    defer { wait = (nil, true) }
-                    return wait.continuation
-                }
-                continuation?.resume()
-            }
-            // The bound of the wait, not an interleaving: a change of the state ends it first.
-            let timer = Task {
-                try? await Task.sleep(until: deadline)
-                finish()
-            }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let done = wait.withLockedValue { wait -> Bool in
-                    if !wait.done { wait.continuation = continuation }
-                    return wait.done
-                }
-                if done {
-                    continuation.resume()
-                    return
-                }
-                withObservationTracking {
-                    _ = model.state
-                } onChange: {
-                    finish()
-                }
-            }
-            timer.cancel()
-        }
-        return true
     }
 }

@@ -396,6 +396,21 @@ struct SessionModelTests {
     // MARK: - Lifetimes
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aWaitForAStateThatNeverComesEndsAtItsDeadlineOrWhenCancelled() async {
+        let launch = self.launch()
+        await launch.model.start()
+        #expect(await launch.model.waitForState(until: .now + .milliseconds(50)) { $0.isSignedIn } == false)
+        let model = launch.model
+        let waiting = Task { await model.waitForState(until: .now + .seconds(600)) { $0.isSignedIn } }
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        // And one that comes ends the wait at once.
+        let signingIn = Task { await model.signIn(username: "ada", password: "correct horse") }
+        #expect(await model.waitForState(until: .now + .seconds(600)) { $0.isSignedIn })
+        await signingIn.value
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aReleasedModelStopsListeningAndLeavesNoTask() async throws {
         weak var released: SessionModel<String>?
         let listener: Task<Void, Never>?

@@ -1,6 +1,5 @@
 import Foundation
 import NIOConcurrencyHelpers
-import Observation
 import SecureSession
 import SecureStorage
 import Testing
@@ -137,9 +136,9 @@ actor ScriptedRefresher: TokenRefresher {
     }
 }
 
-/// Waits until the model's state satisfies `condition`, woken by Observation on every change.
-/// Cancellation (a test's time limit) ends the wait and records an issue, so a state that never
-/// comes fails the test instead of hanging the run.
+/// Waits until the model's state satisfies `condition` (the model's own Observation-driven
+/// wait). Cancellation (a test's time limit) ends the wait and records an issue, so a state that
+/// never comes fails the test instead of hanging the run.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
 func waitForState<User>(
@@ -147,39 +146,9 @@ func waitForState<User>(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: (SessionState<User>) -> Bool
 ) async {
-    while !condition(model.state) {
-        guard !Task.isCancelled else {
-            Issue.record("the state never came; it is \(model.state)", sourceLocation: sourceLocation)
-            return
-        }
-        let wait = NIOLockedValueBox<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
-        // Resumes the wait once, whoever comes first: a change of the state, or cancellation.
-        let finish: @Sendable () -> Void = {
-            let continuation = wait.withLockedValue { wait -> CheckedContinuation<Void, Never>? in
-                defer { wait = (nil, true) }
-                return wait.continuation
-            }
-            continuation?.resume()
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let finished = wait.withLockedValue { wait -> Bool in
-                    if !wait.done { wait.continuation = continuation }
-                    return wait.done
-                }
-                if finished {
-                    continuation.resume()
-                    return
-                }
-                withObservationTracking {
-                    _ = model.state
-                } onChange: {
-                    finish()
-                }
-            }
-        } onCancel: {
-            finish()
-        }
+    guard await model.waitForState(until: .now + .seconds(120), condition) else {
+        Issue.record("the state never came; it is \(model.state)", sourceLocation: sourceLocation)
+        return
     }
 }
 
