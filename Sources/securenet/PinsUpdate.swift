@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SecureHTTP
+import SecureNetworkingInternal
 import ServerTrust
 
 /// `securenet pins keygen`: a new pin-update signing key.
@@ -250,7 +251,7 @@ struct PinsVerify: ParsableCommand {
     @Option(name: .customLong("applied-version"), help: "The version the app has applied (rollback check).")
     var appliedVersion: UInt64?
 
-    @Option(help: "Judge the validity at this ISO 8601 instant instead of now.")
+    @Option(help: "Judge the validity at this RFC 3339 instant (2027-01-01T00:00:00Z) instead of now.")
     var at: String?
 
     @Flag(help: "Print JSON instead of text.")
@@ -258,8 +259,8 @@ struct PinsVerify: ParsableCommand {
 
     func validate() throws {
         guard !self.key.isEmpty else { throw ValidationError("give at least one --key") }
-        if let at, ISO8601DateFormatter().date(from: at) == nil {
-            throw ValidationError("--at is an ISO 8601 instant such as 2027-01-01T00:00:00Z")
+        if let at, InternetDateTime.parse(at) == nil {
+            throw ValidationError("--at is an RFC 3339 instant such as 2027-01-01T00:00:00Z")
         }
     }
 
@@ -288,7 +289,7 @@ struct PinsVerify: ParsableCommand {
             compiled = .none
         }
         let envelope = try readBytes(self.signed, what: "the signed update")
-        let now = self.at.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date()
+        let now = self.at.flatMap { InternetDateTime.parse($0) } ?? Date()
         let output: Output
         do {
             let update = try PinUpdateVerifier(trustedKeys: keys).verify(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SecureNetworkingInternal
 import ServerTrust
 
 /// `securenet policy …`: what a policy file or an app's Info.plist says.
@@ -65,7 +66,7 @@ struct PolicyCheck: ParsableCommand {
     /// The clock for "pins about to expire" (tests pass a fixed one through the environment).
     static func now() -> Date {
         if let text = ProcessInfo.processInfo.environment["SECURENET_NOW"],
-            let date = ISO8601DateFormatter().date(from: text)
+            let date = InternetDateTime.parse(text)
         {
             return date
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SecureNetworkingInternal
 import ServerTrust
 import X509
 
@@ -201,7 +202,7 @@ struct Transparency: ParsableCommand {
     }
 
     static func date(_ text: String, option: String) throws -> Date {
-        guard let date = ISO8601DateFormatter().date(from: text) else {
+        guard let date = InternetDateTime.parse(text) else {
             throw ServerTrustError(
                 .invalidPolicyFile,
                 "\(option): '\(text.prefix(40))' is not an RFC 3339 time such as 2026-01-01T00:00:00Z"

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SecureNetworkingInternal
 import ServerTrust
 import Testing
 
@@ -194,6 +195,128 @@ struct PinSetUpdateTests {
         } catch {
             #expect(error.code == .malformedPinUpdate)
             #expect(error.keyPath == keyPath, "\(error)")
+        }
+    }
+
+    static func document(issuedAt: String, notAfter: String, expiration: String) -> Data {
+        Data(
+            """
+            {"format":"securenet-pin-set-update/1","version":1,"issuedAt":"\(issuedAt)","notAfter":"\(notAfter)",
+             "pinnedDomains":{"a.com":{"pins":["sha256/qhCIv6kRQWcU+RTua3irSxjnEXcvgQ2bUfZjEo0bZhI=",
+             "sha256/uPIsrh8JFNi/0K3jc0eBZ7uyAyFpg1CRInNT382GeO8="],"expiration":"\(expiration)"}}}
+            """.utf8
+        )
+    }
+
+    /// Found by the pin-set-update fuzz target: `ISO8601DateFormatter` read year 0000 and wrote
+    /// it back as 0001, so the document no longer read back as itself. Dates before the
+    /// Gregorian reform and at the ends of the four-digit years now do.
+    @Test(arguments: [
+        ("0000-01-01T00:00:00Z", "0000-03-01T00:00:00Z", "0000-02-29T00:00:00Z"),
+        ("1582-10-10T00:00:00Z", "1582-10-20T00:00:00Z", "0400-02-29T00:00:00Z"),
+        ("2026-11-01T00:00:00+14:00", "9999-12-31T23:59:59Z", "9999-12-31T23:59:59-00:00"),
+    ])
+    func documentsAtTheEdgesOfTheCalendarReadBackAsThemselves(
+        issuedAt: String,
+        notAfter: String,
+        expiration: String
+    )
+        throws
+    {
+        let update = try PinSetUpdate(
+            json: Self.document(issuedAt: issuedAt, notAfter: notAfter, expiration: expiration)
+        )
+        let written = String(decoding: update.jsonData(), as: UTF8.self)
+        #expect(try PinSetUpdate(json: update.jsonData()) == update, "\(written)")
+        #expect(update.issuedAt == InternetDateTime.parse(issuedAt))
+        #expect(
+            written.contains(#""expiration" : "\#(InternetDateTime.format(InternetDateTime.parse(expiration)!)!)""#)
+        )
+    }
+
+    /// `ISO8601DateFormatter` read each of these as another day or time; a signed document
+    /// must say what it means.
+    @Test(arguments: [
+        ("2027-02-29T00:00:00Z", "$.issuedAt"),
+        ("2026-11-01T24:00:00Z", "$.issuedAt"),
+        ("2026-11-01T00:00:00+25:00", "$.issuedAt"),
+        ("0100-02-29T00:00:00Z", "$.issuedAt"),  // a Julian leap day; not one in the Gregorian calendar
+    ])
+    func aLenientDateIsRefused(issuedAt: String, keyPath: String) {
+        #expect(throws: ServerTrustError.self) {
+            try PinSetUpdate(
+                json: Self.document(
+                    issuedAt: issuedAt,
+                    notAfter: "2027-06-30T00:00:00Z",
+                    expiration: "2027-06-30T00:00:00Z"
+                )
+            )
+        }
+        do {
+            _ = try PinSetUpdate(
+                json: Self.document(
+                    issuedAt: issuedAt,
+                    notAfter: "2027-06-30T00:00:00Z",
+                    expiration: "2027-06-30T00:00:00Z"
+                )
+            )
+        } catch {
+            #expect(error.code == .malformedPinUpdate)
+            #expect(error.keyPath == keyPath)
+        }
+        #expect(throws: ServerTrustError.self) {
+            try PinSetUpdate(
+                json: Self.document(
+                    issuedAt: "2026-11-01T00:00:00Z",
+                    notAfter: "2027-06-30T00:00:00Z",
+                    expiration: issuedAt
+                )
+            )
+        }
+    }
+
+    /// A document made in code is written in whole seconds: `notAfter` rounded down (it stops
+    /// being applied no later than asked), an expiration up (pins are not dropped earlier), and
+    /// it reads back as itself; a date RFC 3339 cannot write is refused with its key path.
+    @Test func aDocumentMadeInCodeReadsBackAsItself() throws {
+        let pins = try PinSet(
+            pins: [try Self.pin("a"), try Self.pin("b")],
+            expiration: Date(timeIntervalSince1970: 1_900_000_000.25)
+        )
+        let update = try PinSetUpdate(
+            version: 3,
+            issuedAt: Date(timeIntervalSince1970: 1_800_000_000.75),
+            notAfter: Date(timeIntervalSince1970: 1_810_000_000.75),
+            entries: [try HostPattern("a.com"): .pinned(pins)]
+        )
+        #expect(update.issuedAt.timeIntervalSince1970 == 1_800_000_000)
+        #expect(update.notAfter.timeIntervalSince1970 == 1_810_000_000)
+        guard case .pinned(let written)? = update.entries[try HostPattern("a.com")] else {
+            Issue.record("a.com is not pinned")
+            return
+        }
+        #expect(written.expiration?.timeIntervalSince1970 == 1_900_000_001)
+        #expect(written.pins == pins.pins)
+        #expect(try PinSetUpdate(json: update.jsonData()) == update)
+
+        for (issuedAt, notAfter, expiration, keyPath) in [
+            (Date(timeIntervalSince1970: -70_000_000_000), Date(), nil, "$.issuedAt"),
+            (Date(), Date(timeIntervalSince1970: 300_000_000_000), nil, "$.notAfter"),
+            (Date(), Date() + 60, Date.distantFuture + 1e12, #"$.pinnedDomains["a.com"].expiration"#),
+            (Date(timeIntervalSince1970: 5.25), Date(timeIntervalSince1970: 5.75), nil, "$.notAfter"),
+        ] as [(Date, Date, Date?, String)] {
+            do {
+                _ = try PinSetUpdate(
+                    version: 1,
+                    issuedAt: issuedAt,
+                    notAfter: notAfter,
+                    entries: [try HostPattern("a.com"): .pinned(try PinSet(pins: pins.pins, expiration: expiration))]
+                )
+                Issue.record("accepted: \(keyPath)")
+            } catch {
+                #expect(error.code == .malformedPinUpdate)
+                #expect(error.keyPath == keyPath)
+            }
         }
     }
 

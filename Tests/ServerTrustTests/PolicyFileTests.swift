@@ -123,7 +123,7 @@ struct PolicyFileTests {
         (#"{"pinnedDomains": {"a.com": {"pins": ["PINA"]}}}"#, #"$.pinnedDomains["a.com"].pins"#, "needs a backup pin"),
         (
             #"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "expiration": "next year"}}}"#,
-            #"$.pinnedDomains["a.com"].expiration"#, "not an ISO 8601 date"
+            #"$.pinnedDomains["a.com"].expiration"#, "not an RFC 3339 date"
         ),
         (
             #"{"pinnedDomains": {"a.com": {"pins": ["PINA", "PINB"], "reportOnly": "no"}}}"#,

@@ -113,6 +113,18 @@ public struct PinSet: Hashable, Sendable {
         self.mode = mode
     }
 
+    /// This set with another expiration (the same groups and mode).
+    func expiring(_ expiration: Date?) -> PinSet {
+        PinSet(groups: self.groups, pins: self.pins, expiration: expiration, mode: self.mode)
+    }
+
+    private init(groups: [Group], pins: [Pin], expiration: Date?, mode: Mode) {
+        self.groups = groups
+        self.pins = pins
+        self.expiration = expiration
+        self.mode = mode
+    }
+
     /// Whether the pins of a validated chain (leaf first, anchor last) satisfy every group.
     public func matches(servedChainPins served: [Pin]) -> Bool {
         self.groups.allSatisfy { group in

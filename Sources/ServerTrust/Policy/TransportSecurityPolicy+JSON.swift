@@ -1,4 +1,5 @@
 public import Foundation
+import SecureNetworkingInternal
 
 extension TransportSecurityPolicy {
     /// Loads a policy from a JSON file.
@@ -343,8 +344,11 @@ struct PolicyReader {
         let leafPins = try self.pinList(fields, "leafPins", path)
         var expiration: Date?
         if let text = try self.string(fields, "expiration", path) {
-            guard let date = ISO8601DateFormatter().date(from: text) else {
-                throw self.fail(path + ".expiration", "'\(text)' is not an ISO 8601 date such as 2027-06-30T00:00:00Z")
+            guard let date = InternetDateTime.parse(text) else {
+                throw self.fail(
+                    path + ".expiration",
+                    "'\(text.prefix(40))' is not an RFC 3339 date such as 2027-06-30T00:00:00Z"
+                )
             }
             expiration = date
         }

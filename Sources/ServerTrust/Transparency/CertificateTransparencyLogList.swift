@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import SecureNetworkingInternal
 import _CryptoExtras
 
 /// One CT log of a ``CertificateTransparencyLogList``.
@@ -319,11 +320,7 @@ private struct LogListReader {
     }
 
     static func parseDate(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        if let date = plain.date(from: text) { return date }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
+        InternetDateTime.parse(text, fractionalSeconds: true)
     }
 
     func base64(_ value: JSONValue?, _ path: String) throws(ServerTrustError) -> [UInt8] {

@@ -1,4 +1,5 @@
 public import Foundation
+import SecureNetworkingInternal
 
 /// A pin-set update: the pins an app enforces from now on for the host patterns it lists,
 /// published by the app's owner and signed (``SignedPinSetUpdate``), so that pins can rotate
@@ -22,7 +23,7 @@ public import Foundation
 ///
 /// - `version`: a whole number from 1 to 2⁵³ − 1; an app applies a document only when its
 ///   version is greater than the one it applied last (no rollback to an older, replayed one).
-/// - `issuedAt`, `notAfter`: ISO 8601 instants; a document is applied only between them (a
+/// - `issuedAt`, `notAfter`: RFC 3339 instants (`Z` or an offset, whole seconds); a document is applied only between them (a
 ///   withheld, frozen document stops being accepted at `notAfter`).
 /// - `pinnedDomains`: host patterns (as in the policy file) mapped to a pin set, written as the
 ///   policy file writes one (`pins`, or `caPins` and/or `leafPins`, with `expiration` and
@@ -56,8 +57,13 @@ public struct PinSetUpdate: Hashable, Sendable {
     public let entries: [HostPattern: Entry]
 
     /// Creates a document (to publish it: ``jsonData()``, then sign the bytes).
+    ///
+    /// The document names instants in whole seconds, as it writes them: `issuedAt` and
+    /// `notAfter` are rounded down (the document stops being applied no later than asked), and
+    /// a pin set's `expiration` up (its pins are never dropped earlier than asked).
     /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` when `version` is 0 or above
-    ///   ``maximumVersion``, `notAfter` is not after `issuedAt`, or there are no entries.
+    ///   ``maximumVersion``, `notAfter` is not after `issuedAt`, a date is outside the years
+    ///   0000–9999 (RFC 3339 writes four digits), or there are no entries.
     public init(
         version: UInt64,
         issuedAt: Date,
@@ -71,9 +77,6 @@ public struct PinSetUpdate: Hashable, Sendable {
                 keyPath: "$.version"
             )
         }
-        guard notAfter > issuedAt else {
-            throw ServerTrustError(.malformedPinUpdate, "$.notAfter: must be after issuedAt", keyPath: "$.notAfter")
-        }
         guard !entries.isEmpty else {
             throw ServerTrustError(
                 .malformedPinUpdate,
@@ -81,10 +84,34 @@ public struct PinSetUpdate: Hashable, Sendable {
                 keyPath: "$.pinnedDomains"
             )
         }
+        var published: [HostPattern: Entry] = [:]
+        for (pattern, entry) in entries {
+            guard case .pinned(let set) = entry, let expiration = set.expiration else {
+                published[pattern] = entry
+                continue
+            }
+            let whole = Date(timeIntervalSince1970: expiration.timeIntervalSince1970.rounded(.up))
+            try Self.requireWritable(whole, "$.pinnedDomains[\"\(pattern)\"].expiration")
+            published[pattern] = .pinned(set.expiring(whole))
+        }
         self.version = version
-        self.issuedAt = Self.wholeSeconds(issuedAt)
-        self.notAfter = Self.wholeSeconds(notAfter)
-        self.entries = entries
+        self.issuedAt = Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down))
+        self.notAfter = Date(timeIntervalSince1970: notAfter.timeIntervalSince1970.rounded(.down))
+        try Self.requireWritable(self.issuedAt, "$.issuedAt")
+        try Self.requireWritable(self.notAfter, "$.notAfter")
+        guard self.notAfter > self.issuedAt else {
+            throw ServerTrustError(.malformedPinUpdate, "$.notAfter: must be after issuedAt", keyPath: "$.notAfter")
+        }
+        self.entries = published
+    }
+
+    private static func requireWritable(_ date: Date, _ path: String) throws(ServerTrustError) {
+        guard InternetDateTime.format(date) == nil else { return }
+        throw ServerTrustError(
+            .malformedPinUpdate,
+            "\(path): a date must lie between the years 0000 and 9999",
+            keyPath: path
+        )
     }
 
     /// Parses a document (the exact bytes that were signed).
@@ -148,17 +175,18 @@ public struct PinSetUpdate: Hashable, Sendable {
         _ reader: PolicyReader
     ) throws(ServerTrustError) -> Date {
         guard let text = try reader.string(fields, key, "$") else {
-            throw reader.fail("$.\(key)", "missing: expected an ISO 8601 date such as 2027-06-30T00:00:00Z")
+            throw reader.fail("$.\(key)", "missing: expected an RFC 3339 date such as 2027-06-30T00:00:00Z")
         }
-        guard let date = ISO8601DateFormatter().date(from: text) else {
-            throw reader.fail("$.\(key)", "'\(text.prefix(40))' is not an ISO 8601 date such as 2027-06-30T00:00:00Z")
+        guard let date = InternetDateTime.parse(text) else {
+            throw reader.fail("$.\(key)", "'\(text.prefix(40))' is not an RFC 3339 date such as 2027-06-30T00:00:00Z")
         }
         return date
     }
 
     /// The document as JSON, keys sorted and dates in whole seconds (the bytes to sign).
     public func jsonData() -> Data {
-        let formatter = ISO8601DateFormatter()
+        // Every date of a document is within InternetDateTime's range (the initialiser checks).
+        let format = { (date: Date) in InternetDateTime.format(date) ?? "" }
         var domains: [String: Any] = [:]
         for (pattern, entry) in self.entries {
             switch entry {
@@ -171,7 +199,7 @@ public struct PinSetUpdate: Hashable, Sendable {
                         group.scope == .leaf ? "leafPins" : group.scope == .certificateAuthority ? "caPins" : "pins"
                     object[key] = group.pins.map(\.description)
                 }
-                if let expiration = set.expiration { object["expiration"] = formatter.string(from: expiration) }
+                if let expiration = set.expiration { object["expiration"] = format(expiration) }
                 if set.mode == .reportOnly { object["reportOnly"] = true }
                 domains[pattern.description] = object
             }
@@ -179,8 +207,8 @@ public struct PinSetUpdate: Hashable, Sendable {
         let root: [String: Any] = [
             "format": Self.format,
             "version": self.version,
-            "issuedAt": formatter.string(from: self.issuedAt),
-            "notAfter": formatter.string(from: self.notAfter),
+            "issuedAt": format(self.issuedAt),
+            "notAfter": format(self.notAfter),
             "pinnedDomains": domains,
         ]
         // Only strings, numbers, booleans, arrays and dictionaries of them: serialisable.
@@ -189,11 +217,6 @@ public struct PinSetUpdate: Hashable, Sendable {
                 withJSONObject: root,
                 options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             )) ?? Data()
-    }
-
-    /// ISO 8601 as written here has whole seconds: a date read back equals the one written.
-    private static func wholeSeconds(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
     }
 }
 
