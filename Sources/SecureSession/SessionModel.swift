@@ -60,13 +60,15 @@ public final class SessionModel<User: Sendable & Equatable> {
     /// profile, or a request).
     public typealias UserDecoder = @Sendable (TokenBundle) async throws -> User
 
-    /// Where the session is.
-    public var state: SessionState<User> { self.machine.state }
+    /// Where the session is. Observers hear of a change only when the state changes (an
+    /// event that leaves it as it was, such as a refresh, does not redraw a view).
+    public private(set) var state: SessionState<User> = .starting
 
     /// Whether the app may offer presence unlock, or it is on.
-    public var presenceUnlock: PresenceUnlockStatus { self.machine.presenceUnlock }
+    public private(set) var presenceUnlock: PresenceUnlockStatus
 
-    private var machine: SessionMachine<User>
+    /// Decides every transition; ``state`` and ``presenceUnlock`` mirror what it says.
+    @ObservationIgnored private var machine: SessionMachine<User>
 
     /// The configuration in force.
     @ObservationIgnored public let configuration: Configuration
@@ -105,7 +107,10 @@ public final class SessionModel<User: Sendable & Equatable> {
         self.configuration = configuration
         self.passwordSignIn = signIn
         self.decodeUser = user
-        self.machine = SessionMachine(lockAfter: configuration.lockAfter, messages: configuration.messages)
+        let machine = SessionMachine<User>(lockAfter: configuration.lockAfter, messages: configuration.messages)
+        self.machine = machine
+        self.state = machine.state
+        self.presenceUnlock = machine.presenceUnlock
         let events = tokens.events
         let listener = Task { [weak self] in
             for await event in events {
@@ -234,6 +239,8 @@ public final class SessionModel<User: Sendable & Equatable> {
     @discardableResult
     private func apply(_ input: SessionMachine<User>.Input) -> Int? {
         let (effects, attempt) = self.machine.handle(input)
+        if self.machine.state != self.state { self.state = self.machine.state }
+        if self.machine.presenceUnlock != self.presenceUnlock { self.presenceUnlock = self.machine.presenceUnlock }
         if !effects.isEmpty {
             let previous = self.effects
             self.effects = Task {

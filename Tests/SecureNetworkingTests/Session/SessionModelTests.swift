@@ -1,4 +1,6 @@
 import Foundation
+import NIOConcurrencyHelpers
+import Observation
 import SecureNetworking
 import SecureStorage
 import Testing
@@ -266,6 +268,34 @@ struct SessionModelTests {
         #expect(launch.model.state == .locked(message: nil))
         await launch.model.idle()
         #expect(await launch.tokens.isLocked)
+    }
+
+    /// A view that reads `state` is redrawn when the state changes, not whenever the machine
+    /// notes something (here the time the app went to background, which leaves the user
+    /// signed in).
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func observersHearOfAChangeOnlyWhenTheStateChanges() async {
+        let launch = await self.signedInWithPresence(lockAfter: .seconds(300))
+        let changes = NIOLockedValueBox(0)
+        withObservationTracking {
+            _ = launch.model.state
+            _ = launch.model.presenceUnlock
+        } onChange: {
+            changes.withLockedValue { $0 += 1 }
+        }
+        launch.model.appDidEnterBackground()
+        self.clock.advance(.seconds(10))
+        launch.model.appWillEnterForeground()
+        await launch.model.idle()
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(changes.withLockedValue { $0 } == 0)
+
+        launch.model.appDidEnterBackground()
+        self.clock.advance(.seconds(300))
+        launch.model.appWillEnterForeground()
+        #expect(launch.model.state == .locked(message: nil))
+        #expect(changes.withLockedValue { $0 } == 1)
+        await launch.model.idle()
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
