@@ -54,6 +54,8 @@ extension TransportSecurityPolicy {
     /// A pin set gives `pins` (matching any certificate of the validated chain), or `caPins`
     /// and/or `leafPins` with the meaning of ATS's `NSPinnedCAIdentities` and
     /// `NSPinnedLeafIdentities` (see ``PinSet/init(certificateAuthorityPins:leafPins:expiration:mode:)``).
+    /// Its `expiration` is an RFC 3339 instant (`Z` or an offset); a day that does not exist,
+    /// `24:00` or a leap second is refused rather than moved to another instant.
     ///
     /// `trustAnchors` says which roots a chain must lead to (absent: the system roots). `system`
     /// (default true) keeps the system roots; each entry of `certificates` is a PEM (or DER) file
