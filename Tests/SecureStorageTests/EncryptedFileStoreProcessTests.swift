@@ -104,8 +104,7 @@ struct EncryptedFileStoreProcessTests {
             try launchStress(["writer", directory.store.path, directory.keyFile().path, prefix, "\(perWriter)"])
         }
         for (process, errors) in writers {
-            process.waitUntilExit()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let message = await exited(process, errors: errors)
             #expect(process.terminationStatus == 0, "writer failed: \(message)")
         }
         let store = directory.store()

@@ -135,6 +135,20 @@ func stressBinaryPath() throws -> String {
     )
 }
 
+/// Waits for `process` to exit, and reads what is left in `errors`, on a thread of its own: a
+/// cooperative thread blocked in `waitUntilExit()` starves every other test's tasks (the pool
+/// has as many threads as cores) for as long as the child runs.
+func exited(_ process: Process, errors: Pipe) async -> String {
+    let reader = errors.fileHandleForReading
+    return await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            let message = reader.readDataToEndOfFile()
+            process.waitUntilExit()
+            continuation.resume(returning: String(decoding: message, as: UTF8.self))
+        }
+    }
+}
+
 /// Starts the stress helper with `arguments`; its output is discarded, its errors kept.
 func launchStress(_ arguments: [String]) throws -> (process: Process, errors: Pipe) {
     let process = Process()

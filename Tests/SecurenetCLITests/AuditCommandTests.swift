@@ -13,7 +13,7 @@ struct AuditCommandTests {
         .appendingPathComponent("../SecurityAuditTests/Fixtures/sarif-schema-2.1.0.json").standardizedFileURL.path
 
     func audit(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
-        try await CLI.runOffThePool(
+        try await CLI.run(
             try CLI.securenet(),
             arguments,
             subcommand: "audit"
@@ -91,7 +91,7 @@ struct AuditCommandTests {
         #expect(driver["name"] as? String == "securenet audit")
         #expect((driver["rules"] as? [[String: Any]])?.count == 17)
 
-        let validation = try await CLI.runOffThePool(
+        let validation = try await CLI.run(
             "/usr/bin/env",
             [
                 "python3", "-c",

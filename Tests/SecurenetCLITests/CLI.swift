@@ -18,10 +18,12 @@ enum CLI {
         )
     }
 
-    /// ``run(_:_:subcommand:environment:)`` on a thread of its own, for async tests: waiting for
-    /// a child process on one of Swift's cooperative threads (as many as cores) would starve every
-    /// other test's tasks for as long as the child runs, and their deadlines with them.
-    static func runOffThePool(
+    /// Runs `securenet pins` (or, with `subcommand`, another subcommand) with `arguments`, on a
+    /// thread of its own: waiting for a child process on one of Swift's cooperative threads (as
+    /// many as cores) would starve every other test's tasks for as long as the child runs, and
+    /// their deadlines with them. (A synchronous test function runs on a cooperative thread too,
+    /// so there is no blocking variant for tests to call.)
+    static func run(
         _ path: String,
         _ arguments: [String],
         subcommand: String = "pins",
@@ -30,14 +32,17 @@ enum CLI {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
                 continuation.resume(
-                    with: Result { try CLI.run(path, arguments, subcommand: subcommand, environment: environment) }
+                    with: Result {
+                        try CLI.blockingRun(path, arguments, subcommand: subcommand, environment: environment)
+                    }
                 )
             }
         }
     }
 
-    /// Runs `securenet pins` (or, with `subcommand`, another subcommand) with `arguments`.
-    static func run(
+    /// ``run(_:_:subcommand:environment:)`` on the calling thread, which it blocks until the
+    /// child exits: only for a thread of its own (never a test function or a task).
+    static func blockingRun(
         _ path: String,
         _ arguments: [String],
         subcommand: String = "pins",

@@ -10,8 +10,8 @@ import Testing
 struct CTStaleLogListCommandTests {
     typealias TemporaryDirectory = CLI.TemporaryDirectory
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        try CLI.run(try CLI.securenet(), arguments, subcommand: "ct")
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+        try await CLI.run(try CLI.securenet(), arguments, subcommand: "ct")
     }
 
     let at = "2026-01-01T00:00:00Z"  // TestPKI's reference time
@@ -20,7 +20,7 @@ struct CTStaleLogListCommandTests {
     static let staleness =
         "log list is 93 days old (published 2025-09-30T00:00:00Z); Chrome/Apple policy requires ≤ 70 days for enforcement: SCTs verified for diagnosis only"
 
-    @Test func everySCTIsVerifiedAndTheStalenessIsPrinted() throws {
+    @Test func everySCTIsVerifiedAndTheStalenessIsPrinted() async throws {
         let directory = try TemporaryDirectory()
         let chain = try Fixtures.pki.leafWithSCTs(scts: [.init(CTFixtures.argon), .init(CTFixtures.oak)]).chain
         let pem = try directory.write("chain.pem", Array(chain.pem.utf8))
@@ -29,7 +29,7 @@ struct CTStaleLogListCommandTests {
             Array(TestPKI.logListJSON(CTFixtures.logs, timestamp: Self.listTime))
         )
 
-        let text = try run([pem, "--log-list", list, "--at", at])
+        let text = try await run([pem, "--log-list", list, "--at", at])
         // Not enforced: the exit status stays "not checked".
         #expect(text.status == 2, "\(text.error)")
         #expect(text.output.contains("log:       Test Argon \(CTFixtures.argon.entry.logIDBase64)"), "\(text.output)")
@@ -48,7 +48,7 @@ struct CTStaleLogListCommandTests {
         #expect(text.output.contains("chrome policy: not checked: "))
         #expect(text.output.contains("with this list, for diagnosis: compliant"))
 
-        let json = try run([pem, "--log-list", list, "--at", at, "--json", "--policy", "chrome"])
+        let json = try await run([pem, "--log-list", list, "--at", at, "--json", "--policy", "chrome"])
         #expect(json.status == 2)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         let verdicts = try #require(object["verdicts"] as? [[String: Any]])
@@ -63,7 +63,7 @@ struct CTStaleLogListCommandTests {
         #expect(scts.map { $0["status"] as? String } == ["valid", "valid"])
     }
 
-    @Test func aTamperedSCTIsReportedAsInvalid() throws {
+    @Test func aTamperedSCTIsReportedAsInvalid() async throws {
         let directory = try TemporaryDirectory()
         let chain = try Fixtures.pki.leafWithSCTs(scts: [
             .init(CTFixtures.argon, signsWrongTBS: true), .init(CTFixtures.oak),
@@ -73,7 +73,7 @@ struct CTStaleLogListCommandTests {
             "list.json",
             Array(TestPKI.logListJSON(CTFixtures.logs, timestamp: Self.listTime))
         )
-        let result = try run([pem, "--log-list", list, "--at", at])
+        let result = try await run([pem, "--log-list", list, "--at", at])
         #expect(result.status == 2)
         #expect(result.output.contains("signature: ECDSA, INVALID"), "\(result.output)")
         #expect(result.output.contains("signature: ECDSA, valid"))
@@ -88,7 +88,7 @@ struct CTStaleLogListCommandTests {
     }
 
     /// A fresh list prints no staleness and no second verdict (the command as before).
-    @Test func aFreshListPrintsNoStaleness() throws {
+    @Test func aFreshListPrintsNoStaleness() async throws {
         let directory = try TemporaryDirectory()
         let chain = try Fixtures.pki.leafWithSCTs(scts: [.init(CTFixtures.argon), .init(CTFixtures.oak)]).chain
         let pem = try directory.write("chain.pem", Array(chain.pem.utf8))
@@ -98,7 +98,7 @@ struct CTStaleLogListCommandTests {
                 TestPKI.logListJSON(CTFixtures.logs, timestamp: TestPKI.referenceTime.addingTimeInterval(-69 * 86_400))
             )
         )
-        let result = try run([pem, "--log-list", list, "--at", at])
+        let result = try await run([pem, "--log-list", list, "--at", at])
         #expect(result.status == 0, "\(result.error)")
         #expect(!result.output.contains("days old"))
         #expect(!result.output.contains("for diagnosis"))
@@ -107,7 +107,7 @@ struct CTStaleLogListCommandTests {
 
     /// The runtime rule is the verifier's and unchanged: a stale list is not enforced (and not
     /// checked); only `diagnose` verifies with it.
-    @Test func theVerifierStillDoesNotEnforceAStaleList() throws {
+    @Test func theVerifierStillDoesNotEnforceAStaleList() async throws {
         let chain = try Fixtures.pki.leafWithSCTs(scts: [
             .init(CTFixtures.argon, signsWrongTBS: true), .init(CTFixtures.oak),
         ]).chain

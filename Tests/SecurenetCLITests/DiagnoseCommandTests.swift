@@ -14,7 +14,7 @@ struct DiagnoseCommandTests {
     static var pki: TestPKI { PinsURLCommandTests.pki }
 
     func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
-        try await CLI.runOffThePool(
+        try await CLI.run(
             try CLI.securenet(),
             arguments,
             subcommand: "diagnose"

@@ -118,7 +118,7 @@ struct HandshakeOnlyCommandTests {
         let listening = try #require(port, "s_server did not start: \(String(decoding: printed, as: UTF8.self))")
 
         let started = ContinuousClock.now
-        let result = try CLI.run(
+        let result = try CLI.blockingRun(
             securenet,
             ["https://127.0.0.1:\(listening)/"] + arguments,
             subcommand: subcommand

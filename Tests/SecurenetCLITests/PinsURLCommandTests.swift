@@ -15,7 +15,7 @@ struct PinsURLCommandTests {
     }()
 
     func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
-        try await CLI.runOffThePool(
+        try await CLI.run(
             try CLI.securenet(),
             arguments,
             subcommand: "pins"

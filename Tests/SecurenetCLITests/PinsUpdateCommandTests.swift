@@ -17,7 +17,7 @@ struct PinsUpdateCommandTests {
         let path = try CLI.securenet()
         let directory = try TemporaryDirectory()
         let key = directory.url.appendingPathComponent("update-key.pem").path
-        let made = try await CLI.runOffThePool(path, ["keygen", "--out", key])
+        let made = try await CLI.run(path, ["keygen", "--out", key])
         #expect(made.status == 0, "\(made.error)")
         let publicKey = directory.url.appendingPathComponent("update-key.pub.pem").path
         let parsed = try PinUpdateKey(pemEncoded: String(contentsOfFile: publicKey, encoding: .utf8))
@@ -25,13 +25,13 @@ struct PinsUpdateCommandTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: key)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         // Not overwritten.
-        let again = try await CLI.runOffThePool(path, ["keygen", "--out", key])
+        let again = try await CLI.run(path, ["keygen", "--out", key])
         #expect(again.status == 1)
         #expect(again.error.contains("exists"))
 
         let pins = [Pin.digestPin(0x11), Pin.digestPin(0x22)].map(\.description).joined(separator: ",")
         let signed = directory.url.appendingPathComponent("pins.json").path
-        let sign = try await CLI.runOffThePool(
+        let sign = try await CLI.run(
             path,
             [
                 "sign", "--key", key, "--version", "7", "--ca-pins", "api.example.com=\(pins)", "--unpin",
@@ -42,7 +42,7 @@ struct PinsUpdateCommandTests {
         #expect(sign.status == 0, "\(sign.error)")
         #expect(sign.error.contains("signed version 7 (2 host patterns)"))
 
-        let verify = try await CLI.runOffThePool(path, ["verify", signed, "--key", publicKey])
+        let verify = try await CLI.run(path, ["verify", signed, "--key", publicKey])
         #expect(verify.status == 0, "\(verify.error)")
         #expect(verify.output.contains("verified: version 7, signed by key \(parsed.id)"))
         #expect(verify.output.contains("after: ca-pins [\(Pin.digestPin(0x11)), \(Pin.digestPin(0x22))]"))
@@ -50,18 +50,18 @@ struct PinsUpdateCommandTests {
 
         // Another key, an applied version as high, an instant past notAfter: refused, with the code.
         let other = directory.url.appendingPathComponent("other.pem").path
-        #expect(try await CLI.runOffThePool(path, ["keygen", "--out", other, "--algorithm", "p256"]).status == 0)
+        #expect(try await CLI.run(path, ["keygen", "--out", other, "--algorithm", "p256"]).status == 0)
         let otherPublic = directory.url.appendingPathComponent("other.pub.pem").path
-        let forged = try await CLI.runOffThePool(path, ["verify", signed, "--key", otherPublic])
+        let forged = try await CLI.run(path, ["verify", signed, "--key", otherPublic])
         #expect(forged.status == 1)
         #expect(forged.error.contains("refused: unknownPinUpdateKey"))
-        let rollback = try await CLI.runOffThePool(
+        let rollback = try await CLI.run(
             path,
             ["verify", signed, "--key", publicKey, "--applied-version", "7"]
         )
         #expect(rollback.status == 1)
         #expect(rollback.error.contains("refused: pinUpdateRollback"))
-        let late = try await CLI.runOffThePool(
+        let late = try await CLI.run(
             path,
             ["verify", signed, "--key", publicKey, "--at", "2099-01-01T00:00:00Z"]
         )
@@ -76,7 +76,7 @@ struct PinsUpdateCommandTests {
                     .utf8
             )
         )
-        let compiled = try await CLI.runOffThePool(
+        let compiled = try await CLI.run(
             path,
             ["verify", signed, "--key", publicKey, "--policy", policy, "--json"]
         )
@@ -85,10 +85,10 @@ struct PinsUpdateCommandTests {
 
         // Usage errors.
         #expect(
-            try await CLI.runOffThePool(path, ["sign", "--key", key, "--ca-pins", "api.example.com=\(pins)"]).status
+            try await CLI.run(path, ["sign", "--key", key, "--ca-pins", "api.example.com=\(pins)"]).status
                 == 64
         )
-        #expect(try await CLI.runOffThePool(path, ["verify", signed]).status == 64)
+        #expect(try await CLI.run(path, ["verify", signed]).status == 64)
     }
 
     /// `sign --document` signs the exact bytes: with OpenSSL's Ed25519 test key the signature is
@@ -97,7 +97,7 @@ struct PinsUpdateCommandTests {
         let path = try CLI.securenet()
         let directory = try TemporaryDirectory()
         let signed = directory.url.appendingPathComponent("signed.json").path
-        let sign = try await CLI.runOffThePool(
+        let sign = try await CLI.run(
             path,
             [
                 "sign", "--key", Self.openSSLFixtures.appendingPathComponent("ed25519-private.pem").path,
@@ -113,7 +113,7 @@ struct PinsUpdateCommandTests {
             envelope.signature
                 == (try Data(contentsOf: Self.openSSLFixtures.appendingPathComponent("document-v2.ed25519.sig")))
         )
-        let verify = try await CLI.runOffThePool(
+        let verify = try await CLI.run(
             path,
             [
                 "verify", signed, "--key", Self.openSSLFixtures.appendingPathComponent("ed25519-public.pem").path,

@@ -11,8 +11,8 @@ struct PolicyCheckCommandTests {
     func run(
         _ arguments: [String],
         now: String = "2026-11-24T00:00:00Z"
-    ) throws -> (status: Int32, output: String, error: String) {
-        try CLI.run(
+    ) async throws -> (status: Int32, output: String, error: String) {
+        try await CLI.run(
             try CLI.securenet(),
             arguments,
             subcommand: "policy check",
@@ -32,10 +32,10 @@ struct PolicyCheckCommandTests {
         """
     }
 
-    @Test func aPolicyFileIsPrintedWithItsWarnings() throws {
+    @Test func aPolicyFileIsPrintedWithItsWarnings() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("policy.json", Array(Self.json.utf8))
-        let result = try run([file, "--host", "www.legacy.example.com"])
+        let result = try await run([file, "--host", "www.legacy.example.com"])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("format: JSON policy file"))
         #expect(
@@ -52,11 +52,11 @@ struct PolicyCheckCommandTests {
         #expect(result.output.contains("- legacy.example.com: forward secrecy is not required"))
         #expect(result.output.contains("- **.api.example.com: pins expire in 7 days"))
         // A month earlier the pins are not about to expire.
-        let earlier = try run([file], now: "2026-10-01T00:00:00Z")
+        let earlier = try await run([file], now: "2026-10-01T00:00:00Z")
         #expect(!earlier.output.contains("pins expire"))
     }
 
-    @Test func anInfoPlistIsReadWithItsWarningsAsJSON() throws {
+    @Test func anInfoPlistIsReadWithItsWarningsAsJSON() async throws {
         let directory = try TemporaryDirectory()
         let ats = """
             \t\t<key>NSAllowsArbitraryLoads</key>
@@ -76,7 +76,7 @@ struct PolicyCheckCommandTests {
             "Info.plist",
             Array(try InfoPlistFixtures.binary(InfoPlistFixtures.xml(ats)))
         )
-        let result = try run([file, "--json", "--host", "bank.example"])
+        let result = try await run([file, "--json", "--host", "bank.example"])
         #expect(result.status == 0, "\(result.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         #expect(object["format"] as? String == "Info.plist")
@@ -98,9 +98,9 @@ struct PolicyCheckCommandTests {
         #expect(host["exception"] as? String == "bank.example")
     }
 
-    @Test func badInputIsAOneLineErrorWithExitStatus1() throws {
+    @Test func badInputIsAOneLineErrorWithExitStatus1() async throws {
         let directory = try TemporaryDirectory()
-        let missing = try run([directory.url.appendingPathComponent("nope.json").path])
+        let missing = try await run([directory.url.appendingPathComponent("nope.json").path])
         #expect(missing.status == 1)
         #expect(missing.error.split(separator: "\n").count == 1)
         #expect(missing.error.contains("cannot read"))
@@ -115,7 +115,7 @@ struct PolicyCheckCommandTests {
                 ).utf8
             )
         )
-        let refused = try run([badPlist])
+        let refused = try await run([badPlist])
         #expect(refused.status == 1)
         #expect(
             refused.error.contains(
@@ -128,11 +128,11 @@ struct PolicyCheckCommandTests {
             "policy.json",
             Array(#"{"pinnedDomains": {"a.example": {"pins": ["sha256/short", "sha256/x"]}}}"#.utf8)
         )
-        let pin = try run([badPin])
+        let pin = try await run([badPin])
         #expect(pin.status == 1)
         #expect(pin.error.contains("$.pinnedDomains[\"a.example\"].pins[0]"))
 
-        let usage = try run([])
+        let usage = try await run([])
         #expect(usage.status == 64)
     }
 
@@ -140,7 +140,7 @@ struct PolicyCheckCommandTests {
     /// depth check counted the close tag inside the comment. It is a one-line error now, and a
     /// UTF-16 property list (which did not look like XML here) is read as a property list and
     /// refused as one.
-    @Test func aDeeplyNestedOrUTF16PropertyListIsAOneLineError() throws {
+    @Test func aDeeplyNestedOrUTF16PropertyListIsAOneLineError() async throws {
         let directory = try TemporaryDirectory()
         let deep = try directory.write(
             "Info.plist",
@@ -149,7 +149,7 @@ struct PolicyCheckCommandTests {
                     + String(repeating: "<array><!--</array>-->", count: 100_000) + "</plist>").utf8
             )
         )
-        let nested = try run([deep])
+        let nested = try await run([deep])
         #expect(nested.status == 1)
         #expect(nested.error == "securenet: \(deep): $: arrays and dictionaries nested deeper than 64 levels\n")
 
@@ -157,7 +157,7 @@ struct PolicyCheckCommandTests {
             "Wide.plist",
             [0xFF, 0xFE] + Array(InfoPlistFixtures.xml(nil).data(using: .utf16LittleEndian)!)
         )
-        let wide = try run([utf16])
+        let wide = try await run([utf16])
         #expect(wide.status == 1)
         #expect(wide.error.contains("$: not UTF-8"), "\(wide.error)")
     }

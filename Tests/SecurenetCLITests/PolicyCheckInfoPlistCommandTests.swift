@@ -10,8 +10,8 @@ import Testing
 struct PolicyCheckInfoPlistCommandTests {
     typealias TemporaryDirectory = CLI.TemporaryDirectory
 
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        try CLI.run(
+    func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+        try await CLI.run(
             try CLI.securenet(),
             arguments,
             subcommand: "policy check",
@@ -21,7 +21,7 @@ struct PolicyCheckInfoPlistCommandTests {
 
     static let pki = Fixtures.pki
 
-    @Test func aSinglePinLoadsAndTheWarningSaysWhatATSAndSecureNetworkingDo() throws {
+    @Test func aSinglePinLoadsAndTheWarningSaysWhatATSAndSecureNetworkingDo() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(
             "Info.plist",
@@ -35,7 +35,7 @@ struct PolicyCheckInfoPlistCommandTests {
                 ).utf8
             )
         )
-        let result = try run([file, "--host", "api.example.com"])
+        let result = try await run([file, "--host", "api.example.com"])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.error.isEmpty)
         #expect(result.output.contains("api.example.com (enforce):\n    a CA certificate: \(Self.pki.root.pin)"))
@@ -61,7 +61,7 @@ struct PolicyCheckInfoPlistCommandTests {
         #expect(result.output.contains("exception domains: none"))
     }
 
-    @Test func twoPinsGiveNoBackupWarning() throws {
+    @Test func twoPinsGiveNoBackupWarning() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write(
             "Info.plist",
@@ -76,12 +76,12 @@ struct PolicyCheckInfoPlistCommandTests {
                 ).utf8
             )
         )
-        let result = try run([file])
+        let result = try await run([file])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.hasSuffix("warnings: none\n"), "\(result.output)")
     }
 
-    @Test func anOpenStepInfoPlistLoads() throws {
+    @Test func anOpenStepInfoPlistLoads() async throws {
         let directory = try TemporaryDirectory()
         let text = """
             {
@@ -94,7 +94,7 @@ struct PolicyCheckInfoPlistCommandTests {
             """
         // Named without .plist: recognised by its text (`{ key =`), not read as JSON.
         let file = try directory.write("Info.txt", Array(text.utf8))
-        let result = try run([file])
+        let result = try await run([file])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.hasPrefix("format: Info.plist\n"))
         #expect(result.output.contains("EXCEPT: plain HTTP allowed to every host without an exception"))
@@ -106,7 +106,7 @@ struct PolicyCheckInfoPlistCommandTests {
             "Broken.plist",
             Array("{\n  NSAppTransportSecurity = {\n  };\n  X = (\n}".utf8)
         )
-        let refused = try run([broken])
+        let refused = try await run([broken])
         #expect(refused.status == 1)
         #expect(
             refused.error
@@ -114,7 +114,7 @@ struct PolicyCheckInfoPlistCommandTests {
         )
         // A JSON policy file that starts with `{ "key":` is still JSON.
         let json = try directory.write("policy", Array(#"{ "allowsArbitraryLoads": true }"#.utf8))
-        let policy = try run([json])
+        let policy = try await run([json])
         #expect(policy.status == 0, "\(policy.error)")
         #expect(policy.output.hasPrefix("format: JSON policy file\n"))
     }
@@ -137,17 +137,17 @@ struct PolicyCheckInfoPlistCommandTests {
         </plist>
         """
 
-    @Test func aPreprocessedInfoPlistIsRefusedWithItsLineAndReadWithD() throws {
+    @Test func aPreprocessedInfoPlistIsRefusedWithItsLineAndReadWithD() async throws {
         let directory = try TemporaryDirectory()
         let file = try directory.write("Info.plist", Array(Self.preprocessed.utf8))
-        let refused = try run([file])
+        let refused = try await run([file])
         #expect(refused.status == 1)
         #expect(refused.error.hasPrefix("securenet: \(file): $: line 6: '#ifdef DEBUG' is a preprocessor directive"))
         #expect(refused.error.contains("cpp -P -traditional"))
         #expect(refused.error.contains("securenet policy check -D NAME"))
         #expect(refused.output.isEmpty)
 
-        let debug = try run([file, "-D", "DEBUG"])
+        let debug = try await run([file, "-D", "DEBUG"])
         #expect(debug.status == 0, "\(debug.error)")
         #expect(
             debug.output.contains("preprocessed (DEBUG=1):\n  line 6 #ifdef DEBUG: read\n  line 9 #else: skipped\n")
@@ -155,7 +155,7 @@ struct PolicyCheckInfoPlistCommandTests {
         #expect(debug.output.contains("EXCEPT: plain HTTP allowed to every host without an exception"))
         #expect(!debug.output.contains("plain HTTP allowed to local hosts"))
 
-        let release = try run([file, "--preprocess", "--json"])
+        let release = try await run([file, "--preprocess", "--json"])
         #expect(release.status == 0, "\(release.error)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(release.output.utf8)) as? [String: Any])
         #expect(object["allowsArbitraryLoads"] as? Bool == false)
@@ -164,11 +164,11 @@ struct PolicyCheckInfoPlistCommandTests {
         #expect(preprocessor["definitions"] as? [String] == [])
         #expect(preprocessor["branches"] as? [String] == ["line 6 #ifdef DEBUG: skipped", "line 9 #else: read"])
 
-        let badName = try run([file, "-D", "1DEBUG"])
+        let badName = try await run([file, "-D", "1DEBUG"])
         #expect(badName.status == 64)
         #expect(badName.error.contains("-D 1DEBUG: not a name"))
         let json = try directory.write("policy.json", Array("{}".utf8))
-        let notAPlist = try run([json, "-D", "DEBUG"])
+        let notAPlist = try await run([json, "-D", "DEBUG"])
         #expect(notAPlist.status == 1)
         #expect(notAPlist.error.contains("-D and --preprocess apply to an Info.plist"))
     }

@@ -15,8 +15,8 @@ struct RequestCommandTests {
     func run(
         _ arguments: [String],
         environment: [String: String] = [:]
-    ) throws -> (status: Int32, output: String, error: String) {
-        try CLI.run(
+    ) async throws -> (status: Int32, output: String, error: String) {
+        try await CLI.run(
             try CLI.securenet(),
             arguments,
             subcommand: "request",

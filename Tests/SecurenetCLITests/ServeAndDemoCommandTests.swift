@@ -8,7 +8,7 @@ struct ServeAndDemoCommandTests {
     typealias TemporaryDirectory = CLI.TemporaryDirectory
 
     @Test func demoJSONListsEveryStepPassed() async throws {
-        let result = try await CLI.runOffThePool(
+        let result = try await CLI.run(
             try CLI.securenet(),
             ["--json"],
             subcommand: "demo"
@@ -58,7 +58,7 @@ struct ServeAndDemoCommandTests {
         #expect(url.hasPrefix("https://localhost:"))
         #expect((summary["pins"] as? [String: String])?.keys.sorted() == ["intermediate", "leaf", "root"])
 
-        let login = try await CLI.runOffThePool(
+        let login = try await CLI.run(
             try CLI.securenet(),
             [
                 url + "/auth/login", "--policy", try #require(summary["policyFile"] as? String),
@@ -85,7 +85,7 @@ struct ServeAndDemoCommandTests {
         let mode = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
         #expect((summary["pinSetUpdateURL"] as? String) == url + "/.well-known/securenet-pins.json")
-        let verify = try await CLI.runOffThePool(
+        let verify = try await CLI.run(
             try CLI.securenet(),
             [
                 "verify", try #require(summary["pinSetUpdateFile"] as? String),
