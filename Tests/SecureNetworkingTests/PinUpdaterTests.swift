@@ -241,6 +241,15 @@ struct PinUpdaterLiveTests {
                 #expect(await updater.appliedVersion == 2)
                 #expect(try await transport.send(Self.get(rotated)).body == Data("rotated".utf8))
 
+                // A transport made later, with the compiled-in pins, gets the update in force
+                // when it is attached (and attaching it again changes nothing).
+                let later = try NIOHTTPTransport(configuration: HTTPTransportConfiguration(policy: world.policy))
+                defer { Task { await later.shutdown() } }
+                await #expect(throws: SecureHTTPError.self) { try await later.send(Self.get(rotated)) }
+                await updater.attach(later)
+                await updater.attach(later)
+                #expect(try await later.send(Self.get(rotated)).body == Data("rotated".utf8))
+
                 // A forged update (another key) and a replayed older one are refused.
                 let stranger = PinUpdateSigningKey.generate(.ed25519)
                 try world.publish(

@@ -145,6 +145,17 @@ public actor PinUpdater {
         }
     }
 
+    /// Adds a transport made after ``start(applyingTo:)`` (a second client, a background
+    /// session): the pins in force are applied to it at once, and every later update too.
+    /// A transport object attached twice is kept once.
+    public func attach(_ transport: any PinUpdatableTransport) {
+        let object = transport as AnyObject
+        if !self.transports.contains(where: { ($0 as AnyObject) === object }) {
+            self.transports.append(transport)
+        }
+        transport.applyPinUpdate(self.applied?.update)
+    }
+
     /// Stops the scheduled checks (a check under way finishes).
     public func stop() {
         self.loop?.cancel()
