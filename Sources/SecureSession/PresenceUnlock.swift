@@ -9,7 +9,10 @@ public import SecureStorage
 /// token manager's tokens, and only while presence unlock is on. Until the user turns it on
 /// (``SessionModel/enablePresenceUnlock()``, offered after a sign-in), the tokens are read
 /// without a prompt; once it is on, the refresh token is released only through the gate, with
-/// the wrapped store's reuse window and lockout. The choice is kept in the store beside the
+/// the wrapped store's reuse window and lockout, each time the session is unlocked. While it is
+/// unlocked the token manager holds the tokens, and its own re-reads (a refresh shared with an
+/// app extension reads them under the session lock) do not prompt; locking puts the gate back
+/// in front of them. The choice is kept in the store beside the
 /// tokens (a coordination item, `<tokensKey>.presenceUnlock`, which holds no secret) and
 /// forgotten when the session ends.
 ///
@@ -27,6 +30,8 @@ public final class PresenceUnlock: Sendable {
     /// The token manager's storage key (`TokenManager.Configuration.storageKey`).
     public let tokensKey: String
     private let enabled: Locked<Bool>
+    /// Whether the session passed the gate since it was last locked (see ``setUnlocked(_:)``).
+    private let unlocked: Locked<Bool>
 
     /// Wraps `base` so that the tokens under `tokensKey` are released only through `gate` while
     /// presence unlock is on.
@@ -46,14 +51,26 @@ public final class PresenceUnlock: Sendable {
         now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
         let enabled = Locked(false)
+        let unlocked = Locked(false)
         var configuration = configuration
         configuration.protectedItems = .matching { key in
-            key == tokensKey && enabled.withLock { $0 }
+            key == tokensKey && enabled.withLock { $0 } && !unlocked.withLock { $0 }
         }
         self.enabled = enabled
+        self.unlocked = unlocked
         self.gate = gate
         self.tokensKey = tokensKey
         self.store = UserPresenceProtectedStore(wrapping: base, gate: gate, configuration: configuration, now: now)
+    }
+
+    /// Marks the session unlocked (it passed the gate, or the user was just confirmed turning
+    /// presence unlock on) or locked again. While unlocked, the token manager holds the tokens
+    /// in memory, and its own reads of the stored tokens need no prompt: a refresh shared with
+    /// other processes reads them under the session lock, and must not ask for Face ID in the
+    /// middle of a request. Locking (the app went to the background) puts the gate back in
+    /// front of them.
+    func setUnlocked(_ unlocked: Bool) {
+        self.unlocked.withLock { $0 = unlocked }
     }
 
     /// The item that keeps the user's choice.

@@ -161,7 +161,11 @@ public final class SessionModel<User: Sendable & Equatable> {
     /// deleted by a failed unlock.
     public func unlock() async {
         guard let attempt = self.apply(.unlockStarted) else { return }
-        let outcome = await Self.unlockSession(tokens: self.tokens, decodeUser: self.decodeUser)
+        let outcome = await Self.unlockSession(
+            tokens: self.tokens,
+            presence: self.presence,
+            decodeUser: self.decodeUser
+        )
         self.apply(.unlockFinished(attempt: attempt, outcome))
     }
 
@@ -198,6 +202,8 @@ public final class SessionModel<User: Sendable & Equatable> {
         do {
             try await presence.gate.authenticate(reason: presence.store.configuration.reason)
             guard self.presenceUnlock == .offered else { return false }
+            // The user was just confirmed and the tokens are in memory: the session is unlocked.
+            presence.setUnlocked(true)
             try await presence.setPreference(true)
         } catch {
             return false
@@ -254,10 +260,14 @@ public final class SessionModel<User: Sendable & Equatable> {
     private func perform(_ effect: SessionMachine<User>.Effect) async {
         switch effect {
         case .lockTokens:
+            // A refresh in flight finishes first (reading the store without a prompt), then the
+            // gate is back in front of the tokens.
             await self.tokens.lock()
+            self.presence?.setUnlocked(false)
             await self.presence?.store.invalidateAuthentication()
         case .endSession:
             await self.tokens.signOut()
+            self.presence?.setUnlocked(false)
             await self.presence?.store.invalidateAuthentication()
         case .forgetPresenceUnlock:
             try? await self.presence?.setPreference(false)
@@ -334,6 +344,7 @@ public final class SessionModel<User: Sendable & Equatable> {
 
     nonisolated private static func unlockSession(
         tokens: TokenManager,
+        presence: PresenceUnlock?,
         decodeUser: UserDecoder
     ) async -> SessionMachine<User>.UnlockOutcome {
         // Judged before the prompt: a session that ended is not worth a Face ID check.
@@ -345,6 +356,7 @@ public final class SessionModel<User: Sendable & Equatable> {
             return .refused(error.storageError?.code ?? .ioFailure)
         }
         guard let bundle else { return .noSession }
+        presence?.setUnlocked(true)
         do {
             return .unlocked(try await decodeUser(bundle))
         } catch {

@@ -35,15 +35,22 @@ public struct TokenBundle: Codable, Hashable, Sendable, CustomStringConvertible,
     }
 
     /// Builds the bundle for a token response received at `now`. A response without a refresh
-    /// token keeps `previousRefreshToken` (servers that do not rotate omit it).
-    public init(_ response: TokenResponse, receivedAt now: Date, previousRefreshToken: String? = nil) {
+    /// token keeps `previousRefreshToken` (servers that do not rotate omit it), and one without
+    /// a scope keeps `previousScope`: a refresh that asks for no scope is granted the scope of
+    /// the session (RFC 6749 §6), and the server may then leave it out (§5.1).
+    public init(
+        _ response: TokenResponse,
+        receivedAt now: Date,
+        previousRefreshToken: String? = nil,
+        previousScope: String? = nil
+    ) {
         self.init(
             accessToken: response.accessToken,
             refreshToken: response.refreshToken ?? previousRefreshToken,
             expiresAt: now.addingTimeInterval(response.expiresIn ?? TokenResponse.assumedLifetime),
             issuedAt: now,
             tokenType: response.tokenType,
-            scope: response.scope
+            scope: response.scope ?? previousScope
         )
     }
 

@@ -127,7 +127,12 @@ extension TokenManager {
             if let lease { await self.releaseLease(lease) }
             throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
         }
-        let bundle = TokenBundle(response, receivedAt: self.now(), previousRefreshToken: spending)
+        let bundle = TokenBundle(
+            response,
+            receivedAt: self.now(),
+            previousRefreshToken: spending,
+            previousScope: self.bundle?.scope
+        )
         if let lease {
             return try await self.settleRefresh(bundle, spent: spending, lease: lease, generation: generation)
         }

@@ -48,6 +48,25 @@ struct TokenManagerTests {
         #expect(try await manager.currentBundle()?.refreshToken == "refresh-1")
     }
 
+    /// RFC 6749 §6: a refresh that asks for no scope is granted the session's scope, and §5.1
+    /// lets the server leave an unchanged scope out of its answer; a scope it does send wins.
+    @Test func aRefreshWithoutAScopeKeepsTheSessionsScope() async throws {
+        let refresher = ScriptedRefresher([
+            .succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600)),
+            .succeed(TokenResponse(accessToken: "access-3", expiresIn: 3600, scope: "read")),
+        ])
+        let manager = self.manager(refresher)
+        var signedIn = bundle(clock: self.clock)
+        signedIn.scope = "read write"
+        try await manager.signIn(signedIn)
+        self.clock.advance(3600)
+        #expect(try await manager.validAccessToken() == "access-2")
+        #expect(try await manager.currentBundle()?.scope == "read write")
+        self.clock.advance(3600)
+        #expect(try await manager.validAccessToken() == "access-3")
+        #expect(try await manager.currentBundle()?.scope == "read")
+    }
+
     @Test func shortLivedTokensRefreshAtAFractionOfTheirLifetime() async throws {
         let refresher = ScriptedRefresher([.succeed(TokenResponse(accessToken: "access-2", expiresIn: 60))])
         let manager = self.manager(refresher)

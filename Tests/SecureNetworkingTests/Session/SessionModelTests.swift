@@ -1,7 +1,9 @@
+import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import Observation
 import SecureNetworking
+import SecureNetworkingTesting
 import SecureStorage
 import Testing
 
@@ -268,6 +270,51 @@ struct SessionModelTests {
         #expect(launch.model.state == .locked(message: nil))
         await launch.model.idle()
         #expect(await launch.tokens.isLocked)
+    }
+
+    /// With a store shared with other processes (an app extension), a refresh reads the
+    /// stored tokens under the session lock. While the session is unlocked that read must not
+    /// ask for Face ID in the middle of a request; once it is locked, the gate is back.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aSharedSessionRefreshesWithoutAPromptWhileUnlocked() async throws {
+        let directory = try TemporaryDirectory()
+        let shared = EncryptedFileStore(directory: directory.url, keySource: .key(SymmetricKey(size: .bits256)))
+        #expect(try await shared.lockAcrossProcesses(timeout: .seconds(5)).map { $0.release() } != nil)
+        let launch = self.launch(store: shared)
+        await launch.model.start()
+        await launch.model.signIn(username: "ada", password: "correct horse")
+        await self.gate.answer(.passed)
+        #expect(await launch.model.enablePresenceUnlock())
+        #expect(await self.gate.asked == 1)
+
+        await self.refresher.answer(
+            .success(TokenResponse(accessToken: "access-1", expiresIn: 3600, refreshToken: "refresh-1"))
+        )
+        self.clock.advance(.seconds(3600))
+        #expect(try await launch.tokens.validAccessToken() == "access-1")
+        #expect(await self.gate.asked == 1, "the refresh asked for the user's presence")
+        #expect(await self.refresher.presented == ["refresh-0"])
+
+        launch.model.appDidEnterBackground()
+        await launch.model.idle()
+        #expect(launch.model.state == .locked(message: nil))
+        // Locked: the stored tokens are behind the gate again (read here as another reader would).
+        await #expect(throws: SecureStoreError.self) {
+            try await launch.presence.store.data(forKey: launch.tokens.storageKey)
+        }
+        #expect(await self.gate.asked == 2)
+
+        await self.gate.answer(.passed)
+        await launch.model.unlock()
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(await self.gate.asked == 3)
+        await self.refresher.answer(
+            .success(TokenResponse(accessToken: "access-2", expiresIn: 3600, refreshToken: "refresh-2"))
+        )
+        self.clock.advance(.seconds(3600))
+        #expect(try await launch.tokens.validAccessToken() == "access-2")
+        #expect(await self.gate.asked == 3, "the refresh after the unlock asked again")
+        #expect(await self.refresher.presented == ["refresh-0", "refresh-1"])
     }
 
     /// A view that reads `state` is redrawn when the state changes, not whenever the machine
