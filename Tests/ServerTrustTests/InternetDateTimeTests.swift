@@ -23,6 +23,27 @@ struct InternetDateTimeTests {
         #expect(InternetDateTime.parse("1985-04-12T23:20:50.52Z") == nil)
     }
 
+    /// The JSON Schema Test Suite's `date-time` cases (Fixtures/JSONSchemaTestSuite, see its
+    /// SOURCE.md): every invalid time is refused and every valid one read, except its two leap
+    /// seconds, which RFC 3339 allows and `Date` cannot name.
+    @Test func theJSONSchemaTestSuitesTimesAreJudgedAsItSays() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/JSONSchemaTestSuite/date-time.json")
+        let groups = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [[String: Any]])
+        var judged = 0
+        for group in groups {
+            for test in try #require(group["tests"] as? [[String: Any]]) {
+                guard let text = test["data"] as? String else { continue }  // "ignores non-strings"
+                let valid = try #require(test["valid"] as? Bool)
+                let leapSecond = text.contains(":60")
+                let read = InternetDateTime.parse(text, fractionalSeconds: true) != nil
+                #expect(read == (valid && !leapSecond), "\(test["description"] ?? ""): \(text)")
+                judged += 1
+            }
+        }
+        #expect(judged == 24)
+    }
+
     @Test(arguments: [
         "2027-02-29T00:00:00Z",  // not a leap year (ISO8601DateFormatter: March 1)
         "2100-02-29T00:00:00Z",  // a century that is not a leap year
