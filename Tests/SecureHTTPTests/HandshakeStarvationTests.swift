@@ -117,11 +117,13 @@ struct HandshakeStarvationTests {
             gate.signal()
             for blocker in blockers { await blocker.value }
 
-            let (result, elapsed, channel) = try #require(
+            // The blockers hold every cooperative thread until the handshake has returned, so a
+            // handshake that needed one could never finish: finishing at all is the proof. (Its
+            // time is not: beside a release build, load 7 on two cores, one took 2.5 s.)
+            let (result, _, channel) = try #require(
                 outcome,
                 "the handshake did not finish while the cooperative pool was blocked"
             )
-            #expect(elapsed < .seconds(1), "the handshake took \(elapsed)")
             switch result {
             case .success:
                 #expect(trusted)
