@@ -287,11 +287,7 @@ struct SessionModelTests {
         #expect(await launch.model.enablePresenceUnlock())
         #expect(await self.gate.asked == 1)
 
-        await self.refresher.answer(
-            .success(TokenResponse(accessToken: "access-1", expiresIn: 3600, refreshToken: "refresh-1"))
-        )
-        self.clock.advance(.seconds(3600))
-        #expect(try await launch.tokens.validAccessToken() == "access-1")
+        #expect(try await self.refreshAnHourLater(launch, to: 1) == "access-1")
         #expect(await self.gate.asked == 1, "the refresh asked for the user's presence")
         #expect(await self.refresher.presented == ["refresh-0"])
 
@@ -299,7 +295,8 @@ struct SessionModelTests {
         await launch.model.idle()
         #expect(launch.model.state == .locked(message: nil))
         // Locked: the stored tokens are behind the gate again (read here as another reader would).
-        await #expect(throws: SecureStoreError.self) {
+        // (No answer is scripted, so the gate refuses: authenticationFailed.)
+        await #expect(throws: SecureStoreError(.authenticationFailed, "")) {
             try await launch.presence.store.data(forKey: launch.tokens.storageKey)
         }
         #expect(await self.gate.asked == 2)
@@ -308,13 +305,20 @@ struct SessionModelTests {
         await launch.model.unlock()
         #expect(launch.model.state == .signedIn("ada"))
         #expect(await self.gate.asked == 3)
-        await self.refresher.answer(
-            .success(TokenResponse(accessToken: "access-2", expiresIn: 3600, refreshToken: "refresh-2"))
-        )
-        self.clock.advance(.seconds(3600))
-        #expect(try await launch.tokens.validAccessToken() == "access-2")
+        #expect(try await self.refreshAnHourLater(launch, to: 2) == "access-2")
         #expect(await self.gate.asked == 3, "the refresh after the unlock asked again")
         #expect(await self.refresher.presented == ["refresh-0", "refresh-1"])
+    }
+
+    /// Scripts the refresh to `access-<n>`/`refresh-<n>`, moves the clock past the access
+    /// token's hour and asks for a valid access token.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    func refreshAnHourLater(_ launch: Launch, to n: Int) async throws -> String {
+        await self.refresher.answer(
+            .success(TokenResponse(accessToken: "access-\(n)", expiresIn: 3600, refreshToken: "refresh-\(n)"))
+        )
+        self.clock.advance(.seconds(3600))
+        return try await launch.tokens.validAccessToken()
     }
 
     /// A view that reads `state` is redrawn when the state changes, not whenever the machine
