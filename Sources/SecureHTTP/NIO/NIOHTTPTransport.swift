@@ -207,6 +207,16 @@ public final class NIOHTTPTransport: PinUpdatableTransport {
         }
     }
 
+    /// Puts the compiled-in pins with `update` applied in force (the compiled-in pins alone for
+    /// nil); see ``PinUpdatableTransport``. Every request prepared from now on is verified under
+    /// the new pins on a new connection; pooled connections verified under pins that changed
+    /// take no new request: the idle ones close now, the others when their requests end
+    /// (HTTP/2: after their last stream).
+    public func applyPinUpdate(_ update: PinSetUpdate?) {
+        let change = self.driver.applyPinUpdate(update)
+        self.pool.retire { change.isStale($0.requirements) }
+    }
+
     /// An executor on one of the transport's event loops, for tasks that send many requests.
     ///
     /// A task that prefers it runs on that event loop, and the transport opens and reuses
@@ -227,16 +237,6 @@ public final class NIOHTTPTransport: PinUpdatableTransport {
     ///
     /// The task's own work then runs on the event loop too, between its requests: keep it short.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
-    /// Puts the compiled-in pins with `update` applied in force (the compiled-in pins alone for
-    /// nil); see ``PinUpdatableTransport``. Every request prepared from now on is verified under
-    /// the new pins on a new connection; pooled connections verified under pins that changed
-    /// take no new request: the idle ones close now, the others when their requests end
-    /// (HTTP/2: after their last stream).
-    public func applyPinUpdate(_ update: PinSetUpdate?) {
-        let change = self.driver.applyPinUpdate(update)
-        self.pool.retire { change.isStale($0.requirements) }
-    }
-
     public func makeTaskExecutor() -> EventLoopTaskExecutor {
         EventLoopTaskExecutor(self.eventLoopGroup.next())
     }
