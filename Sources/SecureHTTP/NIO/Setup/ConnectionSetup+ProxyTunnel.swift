@@ -1,10 +1,9 @@
 import NIOCore
-import NIOExtras
 import NIOHTTP1
 
 extension ConnectionSetup {
     /// Opens a `CONNECT` tunnel to `origin` through `proxy` (RFC 9110 §9.3.6) with NIO's HTTP/1
-    /// codec and `NIOHTTP1ProxyConnectHandler`; once the proxy answers 2xx, removes the codec
+    /// codec and ``ProxyConnectHandler``; once the proxy answers 2xx, removes the codec
     /// and calls `then` to add TLS and HTTP on the bare tunnel. A refusal fails `negotiated`
     /// with ``SecureHTTPError/Code/proxyRefused``.
     static func addTunnelHandlers(
@@ -25,9 +24,8 @@ extension ConnectionSetup {
         try sync.addHandler(encoder)
         try sync.addHandler(decoder)
         try sync.addHandler(
-            NIOHTTP1ProxyConnectHandler(
-                targetHost: target.host,
-                targetPort: target.port,
+            ProxyConnectHandler(
+                target: "\(target.host):\(target.port)",
                 headers: headers,
                 deadline: .now() + TimeAmount(max(budget, .zero)),
                 promise: tunnel
@@ -71,19 +69,17 @@ extension ConnectionSetup {
         }
     }
 
-    /// What a `NIOHTTP1ProxyConnectHandler` failure says, without the proxy's headers.
+    /// What a ``ProxyConnectHandler`` failure says, without the proxy's headers.
     private static func describe(proxyError error: any Error) -> String {
-        guard let error = error as? NIOHTTP1ProxyConnectHandler.Error else {
+        guard let refusal = error as? ProxyConnectHandler.Refusal else {
             return TransportErrorText.sentence(for: error)
         }
-        switch error {
-        case .proxyAuthenticationRequired(): return "it asked for authentication (407)"
-        case .invalidProxyResponseHead(HTTPResponseHead(version: .http1_1, status: .ok)):
-            return "it answered with a status other than 2xx"
-        case .remoteConnectionClosed(), .channelUnexpectedlyInactive(): return "it closed the connection"
-        case .httpProxyHandshakeTimeout(): return "it did not answer in time"
-        default: break
+        switch refusal {
+        case .authenticationRequired: return "it asked for authentication (407)"
+        case .status(let code) where code > 0: return "it answered with a status other than 2xx (\(code))"
+        case .closed: return "it closed the connection"
+        case .timedOut: return "it did not answer in time"
+        case .status, .unexpectedBody: return "it did not answer as a proxy"
         }
-        return "it did not answer as a proxy"
     }
 }
