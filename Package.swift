@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -33,6 +33,27 @@ let package = Package(
         .library(name: "SecureNetworkingOpenAPI", targets: ["SecureNetworkingOpenAPI"]),
         .library(name: "SecureSession", targets: ["SecureSession"]),
         .executable(name: "securenet", targets: ["securenet"]),
+    ],
+    // An app pays only for what it imports. No trait is on by default, so an app that names this
+    // package as usual resolves the library's dependencies only (Scripts/check-app-dependencies.sh
+    // counts them); the packages that only the tools, the test servers and the OpenAPI door need are
+    // named under a trait, and SwiftPM does not resolve them while it is off.
+    traits: [
+        .trait(
+            name: "OpenAPI",
+            description: "SecureNetworkingOpenAPI: a swift-openapi-runtime ClientTransport and token middleware."
+        ),
+        .trait(
+            name: "TestServers",
+            description:
+                "SecureNetworkingTesting's reference auth server (Hummingbird, jwt-kit) and intercepting proxy."
+        ),
+        .trait(
+            name: "Tools",
+            description:
+                "This repository's own commands: securenet (the demo, audit, serve, intercept, …) and every test.",
+            enabledTraits: ["OpenAPI", "TestServers"]
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -87,8 +108,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                // CONNECT tunnels through an HTTP proxy.
-                .product(name: "NIOExtras", package: "swift-nio-extras"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 // The transport's counters, bumped on every exchange without a lock.
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -171,7 +190,11 @@ let package = Package(
             dependencies: [
                 "SecureHTTP",
                 "TokenAuth",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(
+                    name: "OpenAPIRuntime",
+                    package: "swift-openapi-runtime",
+                    condition: .when(traits: ["OpenAPI"])
+                ),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
@@ -195,8 +218,8 @@ let package = Package(
             name: "SecurityAudit",
             dependencies: [
                 "SecureNetworkingInternal",
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Tools"])),
+                .product(name: "SwiftParser", package: "swift-syntax", condition: .when(traits: ["Tools"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -206,17 +229,25 @@ let package = Package(
                 "SecureNetworkingInternal",
                 "ServerTrust",
                 "SecureCrypto",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["TestServers"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["TestServers"])),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird", condition: .when(traits: ["TestServers"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["TestServers"])),
                 // The reference server stops gracefully (see ReferenceAuthServer.shutdown()).
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(
+                    name: "ServiceLifecycle",
+                    package: "swift-service-lifecycle",
+                    condition: .when(traits: ["TestServers"])
+                ),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["TestServers"])),
                 // securenet intercept's decrypted side speaks HTTP/1.1 as HTTPTypes.
-                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(
+                    name: "NIOHTTPTypesHTTP1",
+                    package: "swift-nio-extras",
+                    condition: .when(traits: ["TestServers"])
+                ),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "JWTKit", package: "jwt-kit", condition: .when(traits: ["TestServers"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -250,7 +281,7 @@ let package = Package(
                 "SecurityAudit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -301,7 +332,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 // An HTTP/2 client of another stack, to check the test servers' HTTP/2.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
@@ -348,7 +379,11 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 // The OpenAPI client generated once from Tests/SecureNetworkingTests/OpenAPI.
                 "SecureNetworkingOpenAPI",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(
+                    name: "OpenAPIRuntime",
+                    package: "swift-openapi-runtime",
+                    condition: .when(traits: ["OpenAPI"])
+                ),
                 "SecureSession",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -359,6 +394,34 @@ let package = Package(
             // (Scripts/regenerate-openapi-client.sh regenerates it).
             exclude: ["OpenAPI/openapi.yaml", "OpenAPI/openapi-generator-config.yaml"],
             swiftSettings: strictSettings
+        ),
+        // The README's examples and the articles' call shapes compiled as a project made by Xcode 26
+        // compiles its app target: main-actor isolation by default (SE-0466) and the approachable-
+        // concurrency features, then run against the reference server.
+        .testTarget(
+            name: "DefaultIsolationTests",
+            dependencies: [
+                "SecureNetworking",
+                "SecureSession",
+                "SecureNetworkingOpenAPI",
+                "SecureNetworkingTesting",
+                "SecureHTTP",
+                "ServerTrust",
+                "TokenAuth",
+                .product(
+                    name: "OpenAPIRuntime",
+                    package: "swift-openapi-runtime",
+                    condition: .when(traits: ["OpenAPI"])
+                ),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+            ]
         ),
         .testTarget(
             name: "SecurityAuditTests",

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // The benchmarks live in their own package so that the main package's build and CI never
@@ -7,7 +7,7 @@ let package = Package(
     name: "SecureNetworkingBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "SecureNetworking", path: ".."),
+        .package(name: "SecureNetworking", path: "..", traits: ["Tools"]),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // The libFuzzer targets: a package of its own, never part of SecureNetworking's products.
 // Build and run them with Fuzz/run.sh, which passes -sanitize=fuzzer,address and
 // -enable-testing (several entry points are internal: the HTTP/1.1 handler, the redirect rules,
@@ -39,7 +39,7 @@ let targets: [(name: String, dependencies: [Target.Dependency])] = [
 let package = Package(
     name: "SecureNetworkingFuzz",
     dependencies: [
-        .package(name: "SecureNetworking", path: ".."),
+        .package(name: "SecureNetworking", path: "..", traits: ["Tools"]),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -14,3 +15,4 @@ final class DemoClock: Sendable {
         self.date.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 import SecureNetworking
@@ -266,3 +267,4 @@ final class PinUpdateEvents: Sendable {
         }
     }
 }
+#endif

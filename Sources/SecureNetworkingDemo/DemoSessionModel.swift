@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworking
 import SecureNetworkingTesting
@@ -152,3 +153,4 @@ extension SecureNetworkingDemo {
         await app.client.shutdown()
     }
 }
+#endif

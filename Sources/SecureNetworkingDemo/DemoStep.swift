@@ -1,3 +1,4 @@
+#if Tools
 /// One step of the demo: what it shows, whether it behaved as it should, and why.
 public struct DemoStep: Sendable, CustomStringConvertible {
     /// A short title ("pinned TLS: profile fetched").
@@ -19,3 +20,4 @@ public struct DemoStep: Sendable, CustomStringConvertible {
         "\(self.passed ? "✓" : "✗") \(self.title) — \(self.detail)"
     }
 }
+#endif

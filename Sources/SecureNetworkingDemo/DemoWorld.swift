@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 import SecureNetworking
@@ -226,3 +227,4 @@ final class DemoResults: Sendable {
         self.report(id, step)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import HTTPTypes
 import Logging
@@ -357,3 +358,4 @@ extension Pin {
     /// `sha256/abcd…` (the first 12 characters of the digest), for one-line output.
     var shortDescription: String { "sha256/\(self.base64.prefix(12))…" }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 public import Foundation
 public import HTTPTypes
 public import OpenAPIRuntime
@@ -85,3 +86,4 @@ public struct SecureClientTransport: ClientTransport {
         return (scheme, authority, prefix + (path ?? "/"))
     }
 }
+#endif

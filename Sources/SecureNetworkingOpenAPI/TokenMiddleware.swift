@@ -1,3 +1,4 @@
+#if OpenAPI
 public import Foundation
 public import HTTPTypes
 public import OpenAPIRuntime
@@ -235,3 +236,4 @@ final class ExchangeRecord: Sendable {
         self.lock.withLock { self.seen = (answer.redirectedAcrossOrigins, url) }
     }
 }
+#endif

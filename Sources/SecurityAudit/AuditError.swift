@@ -1,3 +1,4 @@
+#if Tools
 /// An error that stops an audit before any file is examined.
 ///
 /// Problems with individual files inside the audited tree never throw: they are reported in
@@ -54,3 +55,4 @@ public struct AuditError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// One place in the audited project where a rule fired.
@@ -191,3 +192,4 @@ enum Fingerprint {
         }
     }
 }
+#endif

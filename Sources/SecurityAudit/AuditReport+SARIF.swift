@@ -1,3 +1,4 @@
+#if Tools
 public import Foundation
 
 extension AuditReport {
@@ -180,3 +181,4 @@ enum JSONValue: Encodable, Sendable, ExpressibleByStringLiteral, ExpressibleByDi
         }
     }
 }
+#endif

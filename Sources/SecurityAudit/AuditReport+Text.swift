@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 extension AuditReport {
@@ -95,3 +96,4 @@ extension AuditReport {
         "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 public import Foundation
 
 /// The outcome of an audit.
@@ -114,3 +115,4 @@ extension AuditRule: Codable {
         try container.encode(tags, forKey: .tags)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 /// A check the auditor performs, with its documentation.
 ///
 /// Rule IDs are stable (`SN000`…`SN016`) and are what suppression comments and SARIF results refer to.
@@ -276,3 +277,4 @@ extension AuditRule {
     /// Rules keyed by ID.
     static let byID: [String: AuditRule] = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 /// How serious a finding is.
 ///
 /// Severities are ordered `low < medium < high`; ``AuditReport/findings(atOrAbove:)`` uses that order.
@@ -22,3 +23,4 @@ public enum AuditSeverity: String, Sendable, Codable, Comparable, CaseIterable {
         lhs.rank < rhs.rank
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import SwiftSyntax
 
 /// Whether code ships in the app, or only exists to test, preview or mock it.
@@ -194,3 +195,4 @@ enum TestCodeDetection {
         return nil
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Name and value heuristics shared by the Swift, property-list and xcconfig rules.
@@ -432,3 +433,4 @@ extension String {
         }
     }
 }
+#endif

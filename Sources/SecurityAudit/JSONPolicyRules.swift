@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Rules for SecureNetworking's own transport-security policy files (`*.json` containing
@@ -276,3 +277,4 @@ struct LineTrackingJSONParser {
         throw failure("unterminated string")
     }
 }
+#endif

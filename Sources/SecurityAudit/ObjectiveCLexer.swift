@@ -1,3 +1,4 @@
+#if Tools
 /// One token of an Objective-C source file, as byte offsets into the file's UTF-8 text.
 struct ObjectiveCToken {
     enum Kind: UInt8 {
@@ -342,3 +343,4 @@ struct ObjectiveCLexer {
         return String(body[..<slash])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 /// The high-severity rules for Objective-C sources (`.m`, `.mm`, `.h`), on the tokens of
 /// ``ObjectiveCLexer``: SN005 cleartext URLs, SN006 secrets in `NSUserDefaults`, SN007 secrets in
 /// `NSLog`/`os_log`/`DDLog…`, SN008 trust evaluation disabled, SN009 `kSecAttrAccessibleAlways…`.
@@ -642,3 +643,4 @@ struct ObjectiveCScanner {
     var allBodies: [Body] { bodies }
     var bodyIndicesByName: [String: [Int]] { bodiesByName }
 }
+#endif

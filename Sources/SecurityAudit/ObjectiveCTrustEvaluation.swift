@@ -1,3 +1,4 @@
+#if Tools
 /// Decides, for the bodies of one file, which blocks check a server trust.
 ///
 /// A check is: a `SecTrustEvaluateWithError`/`SecTrustEvaluate`/`SecTrustEvaluateAsync…` call whose result
@@ -191,3 +192,4 @@ struct ObjectiveCTrustEvaluation {
         return result
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingInternal
 
@@ -298,3 +299,4 @@ private final class XMLPlistBuilder: NSObject, XMLParserDelegate {
         }
     }
 }
+#endif

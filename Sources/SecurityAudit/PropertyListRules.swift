@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingInternal
 
@@ -282,3 +283,4 @@ struct PropertyListRules {
         )
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 public import Foundation
 
 #if canImport(Glibc)
@@ -395,3 +396,4 @@ private final class ChunkResults: @unchecked Sendable {
         return self.results.sorted { $0.0 < $1.0 }.map(\.1)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 #if canImport(Glibc)
@@ -66,3 +67,4 @@ enum SourceFileReader {
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(fd, buffer, count)
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// An in-source suppression comment: `securenet:ignore SN004 reason text`.
@@ -153,3 +154,4 @@ enum SuppressionParser {
         return (active, suppressed)
     }
 }
+#endif

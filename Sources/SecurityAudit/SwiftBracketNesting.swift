@@ -1,3 +1,4 @@
+#if Tools
 /// How deeply `[` nests in Swift source, counted before swift-syntax parses it.
 ///
 /// swift-syntax 602's parser looks ahead for a collection or inline-array type at every `[` and
@@ -106,3 +107,4 @@ enum SwiftBracketNesting {
         return deepest
     }
 }
+#endif

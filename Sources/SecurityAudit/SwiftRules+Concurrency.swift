@@ -1,3 +1,4 @@
+#if Tools
 import SwiftSyntax
 
 // Concurrency rules for Swift sources: SN016 a main-actor closure handed to an Apple API that calls it
@@ -170,3 +171,4 @@ extension SwiftRuleVisitor {
         } ?? false
     }
 }
+#endif

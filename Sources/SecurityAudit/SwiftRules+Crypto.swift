@@ -1,3 +1,4 @@
+#if Tools
 import SwiftSyntax
 
 // Crypto rules for Swift sources: SN010 weak password hashing, SN013 insecure randomness.
@@ -55,3 +56,4 @@ extension SwiftRuleVisitor {
         )
     }
 }
+#endif

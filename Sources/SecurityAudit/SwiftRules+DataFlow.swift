@@ -1,3 +1,4 @@
+#if Tools
 import SwiftSyntax
 
 /// What a name stands for within one file: the declaration that binds it, the value of a string
@@ -432,3 +433,4 @@ extension SyntaxHelpers {
         return !SecretNames.isSecret(words: words)
     }
 }
+#endif

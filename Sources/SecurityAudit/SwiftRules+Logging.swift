@@ -1,3 +1,4 @@
+#if Tools
 import SwiftSyntax
 
 // SN007 secret-in-logs for Swift sources.
@@ -143,3 +144,4 @@ extension SwiftRuleVisitor {
         return os
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import SwiftSyntax
 
 // Network rules for Swift sources: SN005 cleartext URLs, SN008 trust evaluation, SN011 response caching.
@@ -338,3 +339,4 @@ final class TrustDelegateScanner: SyntaxVisitor {
         return false
     }
 }
+#endif

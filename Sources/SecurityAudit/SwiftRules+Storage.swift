@@ -1,3 +1,4 @@
+#if Tools
 import SwiftSyntax
 
 // Storage rules for Swift sources: SN006 secrets in UserDefaults/plists, SN009 Keychain accessibility,
@@ -124,3 +125,4 @@ extension SwiftRuleVisitor {
         )
     }
 }
+#endif

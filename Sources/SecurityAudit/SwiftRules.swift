@@ -1,3 +1,4 @@
+#if Tools
 import SwiftParser
 import SwiftSyntax
 
@@ -302,3 +303,4 @@ final class NameCollector: SyntaxVisitor {
         return .visitChildren
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 public import Foundation
 
 /// Writes synthetic Swift projects for benchmarks and tests.
@@ -57,3 +58,4 @@ public enum SyntheticProject {
         return planted
     }
 }
+#endif

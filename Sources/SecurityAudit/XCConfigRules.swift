@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 
 /// Rules for `*.xcconfig` build settings: SN005 cleartext URLs and SN012 hard-coded credentials.
@@ -55,3 +56,4 @@ enum XCConfigRules {
         return SuppressionParser.apply(comments, to: findings, path: path)
     }
 }
+#endif

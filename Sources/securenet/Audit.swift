@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import SecurityAudit
@@ -164,3 +165,4 @@ struct Audit: ParsableCommand {
         return written ? nil : "cannot be written"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import SecureNetworkingDemo
 
@@ -15,7 +16,7 @@ struct Demo: AsyncParsableCommand {
             step does not behave as it should. Needs no network beyond loopback.
 
             Examples:
-              swift run securenet demo
+              swift run --traits Tools securenet demo
               securenet demo --json
 
             Exit status: 0 every step behaved as it should, 1 one did not.
@@ -54,3 +55,4 @@ struct Demo: AsyncParsableCommand {
         if !passed { throw ExitCode(1) }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import HTTPTypes
@@ -499,3 +500,4 @@ enum HostNameText {
         return host
     }
 }
+#endif

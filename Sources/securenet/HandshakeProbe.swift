@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOConcurrencyHelpers
 import SecureHTTP
@@ -34,3 +35,4 @@ enum HandshakeProbe {
         return observation
     }
 }
+#endif

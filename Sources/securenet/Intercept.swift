@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import HTTPTypes
@@ -196,3 +197,4 @@ final class ConnectionCountdown: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import SecureHTTP
@@ -381,3 +382,4 @@ func readBytes(_ path: String, what: String) throws -> Data {
         throw PinsCommandFailure("cannot read \(what) '\(path)'")
     }
 }
+#endif

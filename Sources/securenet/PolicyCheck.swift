@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import SecureNetworkingInternal
@@ -397,3 +398,4 @@ struct PolicyCheck: ParsableCommand {
         )
     }
 }
+#endif

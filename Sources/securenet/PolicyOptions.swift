@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import ServerTrust
@@ -79,3 +80,4 @@ struct CLIError: Error {
         return ExitCode(1)
     }
 }
+#endif

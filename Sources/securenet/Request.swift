@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import HTTPTypes
@@ -309,3 +310,4 @@ enum Terminal {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import HTTPTypes
 import SecureHTTP
@@ -255,3 +256,4 @@ enum Redaction {
         return value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import HTTPTypes
@@ -271,3 +272,4 @@ struct StandardError: TextOutputStream {
         FileHandle.standardError.write(Data(string.utf8))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import SecureNetworkingInternal
@@ -252,3 +253,4 @@ struct Transparency: ParsableCommand {
         }
     }
 }
+#endif

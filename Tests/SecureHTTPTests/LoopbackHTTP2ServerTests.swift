@@ -1,3 +1,4 @@
+#if Tools
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -213,3 +214,4 @@ struct ReferenceServerHTTP2Tests {
         await server.shutdown()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -119,3 +120,4 @@ struct PinningLiveTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -234,3 +235,4 @@ struct ProxyTunnelLiveTests {
         }
     }
 }
+#endif

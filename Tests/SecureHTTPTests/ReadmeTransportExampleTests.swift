@@ -34,7 +34,9 @@ func fetchAll(_ paths: [String], authority: String, with transport: NIOHTTPTrans
                 return (path, response.body.count)  // keep work here short: it runs on the event loop
             }
         }
-        return try await group.reduce(into: [:]) { sizes, result in sizes[result.0] = result.1 }
+        var sizes: [String: Int] = [:]
+        for try await (path, size) in group { sizes[path] = size }
+        return sizes
     }
 }
 

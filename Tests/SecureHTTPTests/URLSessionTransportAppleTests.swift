@@ -1,3 +1,4 @@
+#if TestServers
 #if canImport(Security)
 import Foundation
 import HTTPTypes
@@ -205,4 +206,5 @@ struct URLSessionTransportAppleTests {
         }
     }
 }
+#endif
 #endif

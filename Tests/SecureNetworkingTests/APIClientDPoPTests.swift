@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import SecureNetworking
@@ -127,3 +128,4 @@ struct APIClientDPoPTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import Logging
@@ -667,3 +668,4 @@ struct APIClientLiveTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -67,3 +68,4 @@ struct APIClientOriginTests {
         }
     }
 }
+#endif

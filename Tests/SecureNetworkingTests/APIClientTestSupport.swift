@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -163,3 +164,4 @@ final class CapturingLogHandler: LogHandler, Sendable {
         }
     }
 }
+#endif

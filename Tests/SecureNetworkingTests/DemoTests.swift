@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworking
 import SecureNetworkingDemo
@@ -92,3 +93,4 @@ struct DemoTests {
         await development.server.shutdown()
     }
 }
+#endif

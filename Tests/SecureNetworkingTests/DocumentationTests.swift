@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import Testing
 
@@ -19,3 +20,4 @@ struct DocumentationTests {
         )
     }
 }
+#endif

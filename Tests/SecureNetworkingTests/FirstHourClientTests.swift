@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import Logging
@@ -176,3 +177,4 @@ struct FirstHourClientTests {
         #endif
     }
 }
+#endif

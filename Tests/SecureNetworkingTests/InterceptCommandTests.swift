@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import SecureNetworking
 import SecureNetworkingTesting
@@ -216,3 +217,4 @@ private final class InterceptProcess: @unchecked Sendable {
         }
     }
 }
+#endif

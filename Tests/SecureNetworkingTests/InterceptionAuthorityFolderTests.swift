@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import ServerTrust
 import Testing
@@ -128,3 +129,4 @@ struct InterceptionAuthorityFolderTests {
         #expect(try String(contentsOfFile: parent.key, encoding: .utf8) == "planted")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Crypto
 import Foundation
 import MetricsTestKit
@@ -167,3 +168,4 @@ struct MetricsTests {
         #expect(["operation=read,outcome=wrongKey", "operation=read,outcome=tampered"].contains(failure), "\(failure)")
     }
 }
+#endif

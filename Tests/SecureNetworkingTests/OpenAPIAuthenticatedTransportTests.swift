@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -93,3 +94,4 @@ struct OpenAPIAuthenticatedTransportTests {
         }
     }
 }
+#endif

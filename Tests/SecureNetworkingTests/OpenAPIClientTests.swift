@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -205,3 +206,4 @@ struct OpenAPIClientTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import SecureNetworking
@@ -84,3 +85,4 @@ struct NoRefresh: TokenRefresher {
         throw TokenAuthError(.serverError, "not in this test")
     }
 }
+#endif

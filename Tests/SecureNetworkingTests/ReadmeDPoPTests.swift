@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import SecureNetworking
 import SecureNetworkingTesting
@@ -56,3 +57,4 @@ struct ReadmeDPoPTests {
         }
     }
 }
+#endif

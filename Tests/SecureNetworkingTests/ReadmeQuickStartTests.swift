@@ -1,4 +1,5 @@
 // swift-format-ignore-file
+#if TestServers
 // The README quotes this file's example verbatim (a test compares the two), so the file keeps the
 // layout the README shows.
 import Foundation
@@ -9,12 +10,12 @@ import Testing
 /// The README's quick start, verbatim apart from the indentation (the test below checks that the
 /// README still says exactly this).
 struct ReadmeQuickStart {
-    struct Profile: Decodable, Sendable {
+    nonisolated struct Profile: Decodable, Equatable, Sendable {
         var email: String
         var displayName: String  // "display_name" in the JSON
     }
 
-    struct Login: Encodable, Sendable {
+    nonisolated struct Login: Encodable, Sendable {
         var email: String
         var password: String
     }
@@ -131,3 +132,4 @@ struct ReadmeQuickStartTests {
         }
     }
 }
+#endif

@@ -1,4 +1,5 @@
 // swift-format-ignore-file
+#if TestServers
 // The README quotes this file's example verbatim (a test compares the two), so the file keeps the
 // layout the README shows.
 import Foundation
@@ -10,12 +11,12 @@ import Testing
 /// writing the actor's state inside the closure (Swift 6 refused this before the helper took the
 /// caller's isolation).
 enum ReadmeViewModel {
-    struct Profile: Decodable, Sendable {
+    nonisolated struct Profile: Decodable, Equatable, Sendable {
         var email: String
         var displayName: String
     }
 
-    struct Login: Encodable, Sendable {
+    nonisolated struct Login: Encodable, Sendable {
         var email: String
         var password: String
     }
@@ -109,3 +110,4 @@ struct ReadmeViewModelTests {
         #expect(log == ["/echo/a", "transport 0", "refusing true", "loopback true"])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -570,3 +571,4 @@ struct ReferenceAuthServerPinUpdateTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
@@ -132,3 +133,4 @@ func withReferenceClient<Result: Sendable>(
         }
     }
 }
+#endif

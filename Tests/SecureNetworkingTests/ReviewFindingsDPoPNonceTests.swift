@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import SecureNetworking
@@ -92,3 +93,4 @@ struct ReviewFindingsDPoPNonceTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -73,3 +74,4 @@ struct ReviewFindingsTokenMiddlewareTests {
         }
     }
 }
+#endif

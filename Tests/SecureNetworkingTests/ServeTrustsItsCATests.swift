@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworking
 import SecureNetworkingDemo
@@ -89,3 +90,4 @@ struct ServeTrustsItsCATests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import NIOConcurrencyHelpers
 import SecureNetworking
@@ -152,3 +153,4 @@ struct TokenStormTests {
         #expect(figures.http2Streams >= count + 2)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import SecureNetworkingTesting
 import Testing
@@ -398,3 +399,4 @@ struct UserMessageTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 
@@ -150,3 +151,4 @@ struct AuditCommandTests {
         #expect(try String(contentsOfFile: existing, encoding: .utf8).hasPrefix("A.swift:1:9: medium: "))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import Testing
@@ -65,3 +66,4 @@ enum CLI {
         return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 }
+#endif

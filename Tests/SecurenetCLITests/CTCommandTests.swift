@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust
@@ -70,3 +71,4 @@ struct CTCommandTests {
         #expect(refused.error.contains("log_list_timestamp") || refused.error.contains("operators"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust
@@ -130,3 +131,4 @@ struct CTStaleLogListCommandTests {
         #expect(diagnosed.report.scts.map(\.status) == [.invalidSignature, .valid])
     }
 }
+#endif

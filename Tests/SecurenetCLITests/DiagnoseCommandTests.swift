@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOSSL
 import SecureNetworkingTesting
@@ -321,3 +322,4 @@ struct DiagnoseCommandTests {
         #expect(usage.status == 64)
     }
 }
+#endif

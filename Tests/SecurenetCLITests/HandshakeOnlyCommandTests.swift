@@ -1,3 +1,4 @@
+#if Tools
 import Dispatch
 import Foundation
 import SecureNetworkingTesting
@@ -204,3 +205,4 @@ struct HandshakeOnlyCommandTests {
         #expect(!outcome.server.contains("HEAD"), "\(outcome.server)")
     }
 }
+#endif

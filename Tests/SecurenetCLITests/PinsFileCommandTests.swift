@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust
@@ -26,3 +27,4 @@ struct PinsFileCommandTests {
         #expect(bad.output.contains(chain.pins[0].description))  // the good file is still printed
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust
@@ -113,3 +114,4 @@ struct PinsURLCommandTests {
         #expect(ca.error.contains("ca.pem"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust
@@ -132,3 +133,4 @@ extension Pin {
         try! Pin(sha256Digest: [UInt8](repeating: byte, count: 32))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust
@@ -162,3 +163,4 @@ struct PolicyCheckCommandTests {
         #expect(wide.error.contains("$: not UTF-8"), "\(wide.error)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecureNetworkingTesting
 import ServerTrust
@@ -173,3 +174,4 @@ struct PolicyCheckInfoPlistCommandTests {
         #expect(notAPlist.error.contains("-D and --preprocess apply to an Info.plist"))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import NIOSSL
 import SecureNetworkingTesting
@@ -311,3 +312,4 @@ struct RequestCommandTests {
         #expect(usage.status == 64)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -146,3 +147,4 @@ struct AuditorTests {
         #expect(AuditSeverity.low < .medium && AuditSeverity.medium < .high)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -98,3 +99,4 @@ struct FixtureProjectTests {
         #expect(try first.json() == second.json())
     }
 }
+#endif

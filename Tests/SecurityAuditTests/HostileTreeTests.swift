@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -226,3 +227,4 @@ enum SwiftBracketNestingReason {
     static let tooDeep =
         "[ nested deeper than 10 levels (swift-syntax's parser takes exponential time on it), not audited"
 }
+#endif

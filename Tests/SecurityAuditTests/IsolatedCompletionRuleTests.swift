@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -149,3 +150,4 @@ struct IsolatedCompletionRuleTests {
         #expect(report.unreadableFiles.isEmpty)
     }
 }
+#endif

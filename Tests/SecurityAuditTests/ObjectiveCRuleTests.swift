@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -393,3 +394,4 @@ struct ObjectiveCTruncationTests {
         #expect(Set(whole.findings.compactMap(\.condition)) == ["#ifdef DEBUG"])
     }
 }
+#endif

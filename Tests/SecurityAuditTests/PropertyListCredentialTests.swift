@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -240,3 +241,4 @@ struct PropertyListCredentialTests {
         #expect(Self.findings(text, path: "Themes/Sepia.nnwtheme/Info.plist") == ["SN005@9:medium"])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -270,3 +271,4 @@ struct PropertyListRuleTests {
         #expect(fromBinary.findings.map(\.ruleID) == ["SN005"])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -416,3 +417,4 @@ struct RealWorldRuleTests {
         #expect(swiftFindings(source) == ["SN007@2", "SN007@4"])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -163,3 +164,4 @@ struct ReportFormatTests {
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }
+#endif

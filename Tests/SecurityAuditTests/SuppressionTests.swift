@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -88,3 +89,4 @@ struct SuppressionTests {
         #expect(config.findings.map { "\($0.ruleID)@\($0.line)" } == ["SN005@2", "SN000@2"])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 import Testing
@@ -270,3 +271,4 @@ struct SwiftRuleTests {
         #expect(finding.message == "cleartext URL to e.com can be read and altered on the network")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import SecurityAudit
 
@@ -59,3 +60,4 @@ func plist(_ body: String) -> Data {
         """
     return Data(document.utf8)
 }
+#endif

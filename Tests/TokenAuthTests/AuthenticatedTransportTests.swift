@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -257,3 +258,4 @@ struct AuthenticatedTransportTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
@@ -408,3 +409,4 @@ struct LoopbackRedirectReceiverTests {
         #expect(closedInTime)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import SecureHTTP
@@ -317,4 +318,5 @@ struct CrossProcessRefreshTests {
         }
     }
 }
+#endif
 #endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Crypto
 import Foundation
 import HTTPTypes
@@ -356,3 +357,4 @@ struct DPoPTests {
         }
     }
 }
+#endif

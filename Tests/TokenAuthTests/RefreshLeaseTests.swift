@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import NIOConcurrencyHelpers
 import SecureStorage
@@ -375,3 +376,4 @@ struct RefreshLeaseTests {
         #expect(try await base.value(TokenBundle.self, forKey: Self.key)?.refreshToken == "r1")
     }
 }
+#endif

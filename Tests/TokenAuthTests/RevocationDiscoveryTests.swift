@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import SecureHTTP
@@ -168,3 +169,4 @@ private struct UnusedTransport: HTTPTransport {
         throw SecureHTTPError(.connectFailed, "not used")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import SecureHTTP
@@ -118,3 +119,4 @@ struct SharedSessionRefreshTests {
         #expect(try await manager.validAccessToken() == "b")
     }
 }
+#endif

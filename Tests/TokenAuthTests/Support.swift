@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -166,3 +167,4 @@ func referenceSignIn(
     let credentials = try JSONSerialization.data(withJSONObject: ["email": user.email, "password": user.password])
     return try JSONDecoder().decode(TokenResponse.self, from: try await transport.send(login, body: credentials).body)
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -382,3 +383,4 @@ struct BearerChallengeTests {
         #expect(FormEncoding.decode("a+b=c%26d%3De%2F%C3%BC~") == ["a b": "c&d=e/ü~"])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import NIOConcurrencyHelpers
 import SecureHTTP
@@ -243,3 +244,4 @@ final class CountingGate: UserPresenceGate {
         if let next { throw SecureStoreError(next, "scripted") }
     }
 }
+#endif

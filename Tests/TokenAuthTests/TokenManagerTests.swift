@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import SecureHTTP
@@ -459,3 +460,4 @@ struct TokenManagerFileStoreTests {
         #expect(raw.range(of: Data("refresh-2".utf8)) == nil)
     }
 }
+#endif

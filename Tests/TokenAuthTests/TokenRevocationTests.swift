@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
@@ -283,3 +284,4 @@ final class CountingRevoker: TokenRefresher {
 
     var revocations: Int { self.count.withLockedValue { $0 } }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 public import HTTPTypes
 import NIOConcurrencyHelpers
@@ -564,3 +565,4 @@ private final class ForwardingHandler: ChannelInboundHandler {
         self.next(context: context)
     }
 }
+#endif

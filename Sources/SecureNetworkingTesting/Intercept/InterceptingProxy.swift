@@ -1,3 +1,4 @@
+#if TestServers
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -134,3 +135,4 @@ final class RelayHandler: ChannelInboundHandler, @unchecked Sendable {
         self.lock.withLock { self.channel }?.close(promise: nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import ServerTrust
 
@@ -135,3 +136,4 @@ enum PrivateFile {
 private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(fd, buffer, count)
 }
+#endif

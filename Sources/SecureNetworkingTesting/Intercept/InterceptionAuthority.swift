@@ -1,3 +1,4 @@
+#if TestServers
 import Crypto
 public import Foundation
 public import ServerTrust
@@ -212,3 +213,4 @@ public struct InterceptionAuthority: Sendable {
         return TestPKI.Chain(certificates: [leaf, self.certificate], leafKey: self.leafKey)
     }
 }
+#endif

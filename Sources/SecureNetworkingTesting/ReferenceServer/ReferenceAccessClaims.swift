@@ -1,3 +1,4 @@
+#if TestServers
 import JWTKit
 
 /// The claims of a reference server JWT access token.
@@ -21,3 +22,4 @@ struct ReferenceAccessClaims: JWTPayload {
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
+#endif

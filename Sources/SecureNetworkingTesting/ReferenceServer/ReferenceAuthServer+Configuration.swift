@@ -1,3 +1,4 @@
+#if TestServers
 public import Foundation
 public import Logging
 public import SecureCrypto
@@ -197,3 +198,4 @@ extension ReferenceAuthServer {
         }
     }
 }
+#endif

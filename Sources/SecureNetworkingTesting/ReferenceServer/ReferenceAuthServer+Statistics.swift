@@ -1,3 +1,4 @@
+#if TestServers
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension ReferenceAuthServer {
     /// A snapshot of what a ``ReferenceAuthServer`` has answered so far.
@@ -48,3 +49,4 @@ extension ReferenceAuthServer {
         public init() {}
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 public import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -304,6 +305,7 @@ private final class PortPromise: Sendable {
 }
 
 /// Counts the pipeline it is added to: an HTTP/1.1 connection, or an HTTP/2 stream with its ID.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 final class TrafficCounter: ChannelInboundHandler, RemovableChannelHandler, Sendable {
     typealias InboundIn = HTTPRequestPart
 
@@ -349,3 +351,4 @@ final class CloseAfterResponseHandler: ChannelOutboundHandler, RemovableChannelH
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Crypto
 import Foundation
 import HTTPTypes
@@ -136,3 +137,4 @@ struct ReferenceDPoPVerifier: Sendable {
         return "\(scheme)://\(authority)\(path)"
     }
 }
+#endif

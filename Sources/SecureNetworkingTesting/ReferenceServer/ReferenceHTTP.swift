@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -130,3 +131,4 @@ enum ReferenceHTTP {
         return Data(base64Encoded: base64)
     }
 }
+#endif

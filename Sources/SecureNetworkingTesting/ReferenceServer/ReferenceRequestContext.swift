@@ -1,3 +1,4 @@
+#if TestServers
 import Hummingbird
 import NIOCore
 import NIOSSL
@@ -27,3 +28,4 @@ struct ReferenceRequestContext: InitializableFromSource {
         return try? Certificate(derEncoded: der)
     }
 }
+#endif

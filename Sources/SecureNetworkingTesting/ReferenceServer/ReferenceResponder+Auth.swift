@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -349,3 +350,4 @@ extension ReferenceResponder {
         )
     }
 }
+#endif

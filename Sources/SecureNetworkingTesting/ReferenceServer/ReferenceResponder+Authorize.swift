@@ -1,3 +1,4 @@
+#if TestServers
 import Crypto
 import Foundation
 import HTTPTypes
@@ -110,3 +111,4 @@ extension ReferenceResponder {
         PercentEncoder.encode(text)
     }
 }
+#endif

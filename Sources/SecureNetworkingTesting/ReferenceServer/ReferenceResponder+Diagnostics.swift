@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -112,3 +113,4 @@ extension ReferenceResponder {
         return ReferenceHTTP.json(status, object, headers: headers)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -158,3 +159,4 @@ struct ReferenceResponder: HTTPResponder {
         return await handler(exchange)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -440,3 +441,4 @@ final class ReferenceServerState: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if TestServers
 import Crypto
 import Foundation
 import JWTKit
@@ -113,3 +114,4 @@ struct ReferenceTokenIssuer: Sendable {
         SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }
+#endif
