@@ -15,11 +15,17 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         case signedIn(User)
         /// A session the user must unlock (presence unlock is on).
         case locked
-        /// The session ended as it was read (inactivity).
+        /// The session ended as it was read: inactivity, or the server refused it while the user
+        /// was decoded (the token manager cleared the tokens; its signed-out event names the
+        /// reason, and may come after this).
         case ended(SignOutReason)
         /// The store cannot release the session while the device is locked.
         case deviceLocked
-        /// The session could not be read or decoded: a message for the user.
+        /// The session is kept, but the user could not be decoded for a transient reason (the
+        /// network, a 5xx): a message for the user.
+        case offline(message: String)
+        /// A stored session could not be read or decoded for another reason: a message for the
+        /// user. The tokens are kept.
         case failed(message: String)
     }
 
@@ -29,10 +35,14 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         case unlocked(User)
         /// The store no longer holds a session.
         case noSession
-        /// The session ended as it was read (inactivity).
+        /// The session ended as it was read: inactivity, or the server refused it while the user
+        /// was decoded.
         case ended(SignOutReason)
         /// The store refused to release the tokens: the gate's or the store's error code.
         case refused(SecureStoreError.Code)
+        /// The tokens were read but the app's closure could not decode the user for a transient
+        /// reason (the network, a 5xx): a message for the user.
+        case offline(message: String)
         /// The tokens were read but the app's closure could not decode the user.
         case undecodable
     }
@@ -62,6 +72,8 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         case enteredForeground(at: ContinuousClock.Instant)
         case presenceUnlockEnabled(Bool)
         case gateAvailability(Bool)
+        /// The app asked to read a session that could not be opened again (``SessionModel/retry()``).
+        case retryRequested
     }
 
     /// Work the model does after a transition, in order.
@@ -95,6 +107,18 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
     private(set) var signInEventSeen = false
     /// When the app went to the background (nil in the foreground).
     private(set) var backgroundSince: ContinuousClock.Instant?
+    /// How the session ended while it was being read (a refresh refused inside the app's `user`
+    /// closure): the token manager's event came before the read's outcome, which it overrides.
+    private(set) var endedWhileRestoring: SignOutReason?
+    /// Reads the machine asked for (``Effect/restore``) that have not reported yet.
+    private(set) var readsInFlight = 0
+    /// Whether a reason to read again came while a read was in flight (the app came back, a
+    /// refresh got through): if that read finds the session still offline, it is read once more.
+    private(set) var readAgainAfterRead = false
+    /// Whether the state is a sign-out the model inferred from a read or an unlock that found
+    /// the session gone, so that the token manager's own event for it, if it comes after, names
+    /// the reason.
+    private(set) var awaitingEndEvent = false
     /// Lock a presence-unlock session that stayed in the background this long (zero: as soon
     /// as it goes there).
     let lockAfter: Duration
@@ -119,14 +143,23 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         switch input {
         case .restoreStarted:
             self.state = .starting
+            self.endedWhileRestoring = nil
             return ([], nil)
         case .restored(let restored):
-            return (self.restore(restored), nil)
+            // At launch the model reads without being asked: that read was never counted.
+            self.readsInFlight = max(0, self.readsInFlight - 1)
+            var effects = self.restore(restored)
+            if self.readAgainAfterRead {
+                self.readAgainAfterRead = false
+                if case .offline = self.state { effects += self.readAgain() }
+            }
+            return (effects, nil)
         case .signInStarted:
             guard case .signedOut = self.state else { return ([], nil) }
             self.attempt += 1
             self.state = .signingIn
             self.signInEventSeen = false
+            self.awaitingEndEvent = false
             return ([], self.attempt)
         case .signInFinished(let attempt, let outcome):
             return (self.finishSignIn(attempt: attempt, outcome), nil)
@@ -153,13 +186,25 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         case .gateAvailability(let available):
             self.gateCanEvaluate = available
             return ([], nil)
+        case .retryRequested:
+            switch self.state {
+            case .offline: return (self.readAgain(), nil)
+            case .deviceLocked: return (self.read(), nil)
+            default: return ([], nil)
+            }
         }
     }
 
     private mutating func restore(_ restored: Restored) -> [Effect] {
         switch self.state {
-        case .starting, .deviceLocked: break
+        case .starting, .deviceLocked, .offline: break
         default: return []  // a session started or ended meanwhile: it stands
+        }
+        if let reason = self.endedWhileRestoring {
+            // The token manager ended the session during the read: whatever the read saw, the
+            // session is over, for the reason the token manager gave.
+            self.endedWhileRestoring = nil
+            return self.end(reason)
         }
         switch restored {
         case .noSession:
@@ -174,12 +219,18 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
             self.state = .locked(message: nil)
             self.presenceUnlockEnabled = true
         case .ended(let reason):
-            return self.end(reason)
+            let effects = self.end(reason)
+            self.awaitingEndEvent = true
+            return effects
         case .deviceLocked:
             self.state = .deviceLocked(message: self.message(.deviceLocked))
+        case .offline(let message):
+            // Kept: read again in the foreground, after a refresh, or when the app asks.
+            self.state = .offline(message: message)
+            self.presenceUnlockEnabled = false
         case .failed(let message):
-            // Nothing is deleted: the user may sign in again, or relaunch.
-            self.state = .signedOut(reason: .neverSignedIn, message: message)
+            // Nothing is deleted: the user may sign in again (which replaces it), or relaunch.
+            self.state = .signedOut(reason: .sessionUnusable, message: message)
         }
         return []
     }
@@ -210,7 +261,9 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         case .noSession:
             return self.end(.endedElsewhere)
         case .ended(let reason):
-            return self.end(reason)
+            let effects = self.end(reason)
+            self.awaitingEndEvent = true
+            return effects
         case .refused(let code):
             // Never signed out, never deleted: the session stays locked.
             switch code {
@@ -219,6 +272,11 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
             case .deviceLocked: self.state = .deviceLocked(message: self.message(.deviceLocked))
             default: self.state = .locked(message: self.message(.unlockFailed))
             }
+        case .offline(let message):
+            // The user was confirmed, but the session cannot be opened yet: it locks again, and
+            // the next unlock (online) asks again.
+            self.state = .locked(message: message)
+            return [.lockTokens]
         case .undecodable:
             self.state = .locked(message: self.messages.fallback)
             return [.lockTokens]
@@ -242,16 +300,34 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
             guard case .signedOut = self.state else { return [] }
             self.attempt += 1
             self.state = .starting
-            return [.restore]
+            self.endedWhileRestoring = nil
+            return self.read()
+        }
+        if event == .refreshed {
+            // A refresh got through: the network is back, so a session kept offline opens now.
+            if case .offline = self.state { return self.readAgain() }
+            return []
         }
         guard event.isSignedOut, let reason = event.reason else { return [] }
         // Events from before the model's last sign-in belong to the session it replaced.
         guard self.pendingSignInEvents == 0 else { return [] }
         switch self.state {
-        case .signedIn, .locked, .unlocking, .deviceLocked:
+        case .signedIn, .locked, .unlocking, .deviceLocked, .offline:
             return self.end(reason)
-        case .starting, .signingIn, .signedOut:
-            // Starting: the restore decides. Signing in: the sign-in decides. Signed out: known.
+        case .starting:
+            // The read in progress decides what it found; the ending overrides it.
+            self.endedWhileRestoring = reason
+            return []
+        case .signedOut:
+            // Known, unless the model inferred it from a read that found the session gone: the
+            // token manager's reason is the precise one (revoked, reuse detected, …).
+            guard self.awaitingEndEvent else { return [] }
+            self.awaitingEndEvent = false
+            let reason = SignedOutReason(reason)
+            self.state = .signedOut(reason: reason, message: self.message(for: reason))
+            return []
+        case .signingIn:
+            // The sign-in decides.
             return []
         }
     }
@@ -259,6 +335,7 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
     /// The session ended with `reason` (the token manager has already cleared it).
     private mutating func end(_ reason: SignOutReason) -> [Effect] {
         let reason = SignedOutReason(reason)
+        self.awaitingEndEvent = false
         self.attempt += 1
         self.state = .signedOut(reason: reason, message: self.message(for: reason))
         let wasEnabled = self.presenceUnlockEnabled
@@ -270,6 +347,8 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
         if case .signedOut(.userSignedOut, _) = self.state { return [] }
         self.attempt += 1
         self.pendingSignInEvents = 0
+        self.awaitingEndEvent = false
+        self.endedWhileRestoring = nil
         self.state = .signedOut(reason: .userSignedOut, message: nil)
         self.presenceUnlockEnabled = false
         return [.endSession, .forgetPresenceUnlock]
@@ -293,13 +372,34 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
             effects.append(.checkInactivity)
         case .deviceLocked:
             self.state = .starting
-            effects.append(.restore)
+            effects += self.read()
+        case .offline:
+            // Read again while the state still says offline: no flash of a progress screen.
+            effects += self.readAgain()
         case .starting, .signedOut, .signingIn, .unlocking:
             // Signing in: the sign-in finishes and the session stays open (it began in this
             // foreground session or the last). Unlocking: the prompt's outcome decides.
             break
         }
         return effects
+    }
+
+    /// Reads the stored session.
+    private mutating func read() -> [Effect] {
+        self.readsInFlight += 1
+        return [.restore]
+    }
+
+    /// Reads a session kept offline again, unless a read is already in flight: then that read's
+    /// outcome decides, and the session is read once more only if it is still offline (the
+    /// reason to read again may have come after that read failed). So a refresh made by the read
+    /// itself, or a retry and a foregrounding together, cost one read, not two.
+    private mutating func readAgain() -> [Effect] {
+        guard self.readsInFlight == 0 else {
+            self.readAgainAfterRead = true
+            return []
+        }
+        return self.read()
     }
 
     private mutating func lockIfSignedIn() -> [Effect] {
@@ -311,6 +411,7 @@ struct SessionMachine<User: Sendable & Equatable>: Sendable {
     private func message(for reason: SignedOutReason) -> String? {
         switch reason {
         case .neverSignedIn, .userSignedOut: nil
+        case .sessionUnusable: self.messages.fallback
         case .inactivity: self.message(.inactivity)
         case .revoked: self.message(.sessionRevoked)
         case .reuseDetected: self.message(.reuseDetected)

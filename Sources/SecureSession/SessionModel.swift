@@ -6,10 +6,10 @@ import SecureStorage
 public import TokenAuth
 
 /// The app's session as one observable value: signed out (and why), signing in, signed in as
-/// the app's user, locked behind the user's presence, unlocking.
+/// the app's user, kept but offline, locked behind the user's presence, unlocking.
 ///
 /// A view switches over ``state``; buttons call ``signIn(username:password:)``,
-/// ``signIn(browser:)``, ``unlock()`` and ``signOut()``; the scene's phase calls
+/// ``signIn(browser:)``, ``unlock()``, ``retry()`` and ``signOut()``; the scene's phase calls
 /// ``appDidEnterBackground()`` and ``appWillEnterForeground()``. Everything else moves the state
 /// by itself: a refresh token the server refuses, reuse detection, a session revoked early, the
 /// inactivity timeout, another process ending the session. Every transition is decided by one
@@ -21,6 +21,13 @@ public import TokenAuth
 ///   launch, and the refresh token is released only through the gate
 ///   (``PresenceUnlock/store``). A failed, cancelled or locked-out check leaves the session
 ///   locked with a message; nothing is deleted. A device-locked store has its own state.
+/// - A launch that cannot reach the server keeps the session: a failure of the `user` closure that
+///   TokenAuth calls transient (the network, a timeout, a 5xx; the tokens are kept) is
+///   ``SessionState/offline(message:)``, read again in the foreground, after a refresh and on
+///   ``retry()``. A refresh token the server refuses at launch is
+///   ``SessionState/signedOut(reason:message:)`` with ``SignedOutReason/sessionExpired`` (or
+///   the token manager's more precise reason); ``SignedOutReason/neverSignedIn`` means that no
+///   session was stored.
 /// - Messages come from ``Configuration/messages`` (a `UserMessageCatalog`), never from a server.
 /// - The model consumes the token manager's `events` (one consumer: one model per manager). It
 ///   holds no strong reference to itself in a running task: released, it stops listening.
@@ -127,8 +134,10 @@ public final class SessionModel<User: Sendable & Equatable> {
 
     // MARK: - The app's calls
 
-    /// Reads the stored session: signed in, locked (presence unlock on), signed out, or ended
-    /// by the inactivity timeout while the app was not running. Call it once, at launch.
+    /// Reads the stored session: signed in, locked (presence unlock on), signed out, ended (by
+    /// the inactivity timeout while the app was not running, or by the server, which refused the
+    /// refresh token), or kept but ``SessionState/offline(message:)`` when the `user` closure
+    /// could not reach the server. Call it once, at launch.
     public func start() async {
         guard !self.started else { return }
         self.started = true
@@ -164,7 +173,8 @@ public final class SessionModel<User: Sendable & Equatable> {
         let outcome = await Self.unlockSession(
             tokens: self.tokens,
             presence: self.presence,
-            decodeUser: self.decodeUser
+            decodeUser: self.decodeUser,
+            messages: self.configuration.messages
         )
         self.apply(.unlockFinished(attempt: attempt, outcome))
     }
@@ -177,6 +187,16 @@ public final class SessionModel<User: Sendable & Equatable> {
         await self.idle()
     }
 
+    /// Reads the session again when it could not be opened: from
+    /// ``SessionState/offline(message:)`` (a "Try again" button, or the app learnt that the
+    /// network is back) or ``SessionState/deviceLocked(message:)``. Does nothing in any other
+    /// state. Returns when the read is done; the state stays as it was until then (no progress
+    /// state in between).
+    public func retry() async {
+        self.apply(.retryRequested)
+        await self.idle()
+    }
+
     /// The app went to the background: with presence unlock on and ``Configuration/lockAfter``
     /// zero, the session locks now (the state changes before this returns).
     public func appDidEnterBackground() {
@@ -185,7 +205,7 @@ public final class SessionModel<User: Sendable & Equatable> {
 
     /// The app comes back: the session locks if it was in the background for at least
     /// ``Configuration/lockAfter`` (with presence unlock on), the inactivity timeout is checked,
-    /// and a device-locked store is read again.
+    /// and a device-locked store or an offline session is read again.
     public func appWillEnterForeground() {
         self.apply(.enteredForeground(at: self.configuration.now()))
     }
@@ -334,6 +354,11 @@ public final class SessionModel<User: Sendable & Equatable> {
             do {
                 return .signedIn(try await decodeUser(bundle))
             } catch {
+                if await Self.sessionEnded(tokens) { return .ended(.refreshRejected) }
+                if let message = TransientFailure.message(for: error, messages: messages) {
+                    return .offline(message: message)
+                }
+                if TransientFailure.storageError(of: error)?.code == .deviceLocked { return .deviceLocked }
                 return .failed(message: messages.fallback)
             }
         } catch {
@@ -345,7 +370,8 @@ public final class SessionModel<User: Sendable & Equatable> {
     nonisolated private static func unlockSession(
         tokens: TokenManager,
         presence: PresenceUnlock?,
-        decodeUser: UserDecoder
+        decodeUser: UserDecoder,
+        messages: UserMessageCatalog
     ) async -> SessionMachine<User>.UnlockOutcome {
         // Judged before the prompt: a session that ended is not worth a Face ID check.
         if await tokens.checkInactivity() { return .ended(.inactivity) }
@@ -360,8 +386,19 @@ public final class SessionModel<User: Sendable & Equatable> {
         do {
             return .unlocked(try await decodeUser(bundle))
         } catch {
+            if await Self.sessionEnded(tokens) { return .ended(.refreshRejected) }
+            if let message = TransientFailure.message(for: error, messages: messages) {
+                return .offline(message: message)
+            }
             return .undecodable
         }
+    }
+
+    /// Whether the session is gone after the `user` closure failed: the token manager ends it
+    /// (clearing the tokens, emitting its signed-out event) when the server refuses the refresh
+    /// token, and only then. The reason given with it is provisional: the event's replaces it.
+    nonisolated private static func sessionEnded(_ tokens: TokenManager) async -> Bool {
+        (try? await tokens.hasSession()) == false
     }
 
     nonisolated private static func signInSession(

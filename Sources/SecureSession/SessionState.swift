@@ -8,10 +8,14 @@ public import TokenAuth
 /// case .signedOut(_, let message): SignInForm(message: message)
 /// case .signingIn, .unlocking: ProgressView()
 /// case .signedIn(let user): HomeView(user: user)
+/// case .offline(let message): OfflineView(message: message)  // Try again, Sign out
 /// case .locked(let message): LockedView(message: message)
 /// case .deviceLocked(let message): Text(message)
 /// }
 /// ```
+///
+/// - Note: ``offline(message:)`` was added after the other cases (issue 50): a `switch` written
+///   before it needs a case for it, or the app keeps compiling only with a `default:`.
 public enum SessionState<User: Sendable & Equatable>: Sendable, Equatable {
     /// The stored session is being read (``SessionModel/start()``); nothing to show yet.
     case starting
@@ -23,6 +27,19 @@ public enum SessionState<User: Sendable & Equatable>: Sendable, Equatable {
     case signingIn
     /// Signed in, as `user` (decoded by the app's closure from the session's tokens).
     case signedIn(User)
+    /// The session is kept, but it could not be opened: the app's `user` closure failed for a
+    /// transient reason (no network, a timeout, a refused or lost connection, a 5xx or 429
+    /// answer, a refresh the token manager could not make and kept the tokens for). `message`
+    /// says so ("The server could not be reached. Please check your connection and try
+    /// again.").
+    ///
+    /// Nothing is deleted, and the user is not asked to sign in again. The model reads the
+    /// session again when the app comes to the foreground, when the token manager refreshes the
+    /// tokens (a request the app made got through), and on ``SessionModel/retry()``; a sign-out
+    /// works as from any state. A `user` closure that needs no network (it decodes the user from
+    /// the tokens, or from a profile the app keeps) never leads here: offline, the state is then
+    /// ``signedIn(_:)``.
+    case offline(message: String)
     /// The session is kept but locked: the user must prove they are present (Face ID, Touch ID,
     /// the passcode) to use it. `message` says why the last unlock did not succeed, if it did
     /// not; nil for a cancelled prompt.
@@ -44,7 +61,7 @@ public enum SessionState<User: Sendable & Equatable>: Sendable, Equatable {
     public var message: String? {
         switch self {
         case .signedOut(_, let message), .locked(let message): message
-        case .deviceLocked(let message): message
+        case .deviceLocked(let message), .offline(let message): message
         case .starting, .signingIn, .signedIn, .unlocking: nil
         }
     }
@@ -54,8 +71,13 @@ public enum SessionState<User: Sendable & Equatable>: Sendable, Equatable {
 public struct SignedOutReason: Hashable, Sendable, CustomStringConvertible {
     private let name: String
 
-    /// There was no stored session at launch.
+    /// There was no stored session at launch, or a sign-in did not succeed.
     public static let neverSignedIn = SignedOutReason(name: "neverSignedIn")
+    /// A session was stored, but it could not be used at launch: the store would not release
+    /// it (tampered, sealed under another key, an I/O failure), or the app's `user` closure
+    /// failed for a reason that is not the network's (a 404, a body that does not decode). The
+    /// tokens are left in the store; a sign-in replaces them.
+    public static let sessionUnusable = SignedOutReason(name: "sessionUnusable")
     /// The user signed out (``SessionModel/signOut()``).
     public static let userSignedOut = SignedOutReason(name: "userSignedOut")
     /// The refresh token is dead: the server refused it (expired, revoked), or there was none

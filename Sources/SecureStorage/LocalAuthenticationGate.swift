@@ -28,6 +28,24 @@ extension SecureStoreError {
 /// Each check uses a fresh `LAContext`, so the system never silently reuses an earlier
 /// evaluation; reuse is decided by ``UserPresenceProtectedStore``'s window instead.
 ///
+/// The prompt's text is the `reason` the gate is asked with, passed to LocalAuthentication as
+/// `localizedReason`: it is ``UserPresenceProtectedStore/Configuration/reason``, set where the gate
+/// is put in front of the store (`PresenceUnlock(wrapping:gate:configuration:)` in SecureSession):
+///
+/// ```swift
+/// let presence = PresenceUnlock(
+///     wrapping: KeychainStore(configuration: .init(service: "com.example.app")),
+///     gate: LocalAuthenticationGate(),
+///     configuration: .init(reason: String(localized: "Unlock your account")))
+/// ```
+///
+/// Touch ID and the Mac show it in their dialog under the app's name; Face ID shows no dialog for
+/// a scan that succeeds, and shows the reason in the one that follows a failed scan. Face ID also
+/// needs `NSFaceIDUsageDescription` in the app's Info.plist (the system shows it once, when the
+/// app first uses Face ID; an app without it is terminated there). A blank reason is replaced by
+/// ``UserPresenceProtectedStore/Configuration/defaultReason``: LocalAuthentication raises an
+/// exception for an empty one.
+///
 /// What each platform offers follows Apple's declarations of `LAPolicy`:
 /// - iOS, iPadOS, macOS and visionOS: ``Policy/biometrics`` and ``Policy/biometricsOrPasscode``.
 /// - watchOS: no biometry. ``Policy/biometricsOrPasscode`` asks for the passcode;
@@ -84,6 +102,7 @@ public struct LocalAuthenticationGate: UserPresenceGate {
     ///   that is not available or not enrolled).
     public func authenticate(reason: String) async throws(SecureStoreError) {
         let context = LAContext()
+        let reason = UserPresenceProtectedStore.Configuration.usableReason(reason)
         let succeeded: Bool
         do {
             succeeded = try await context.evaluatePolicy(self.policy.policy, localizedReason: reason)

@@ -47,8 +47,16 @@ public final class UserPresenceProtectedStore: SecureStore {
     public struct Configuration: Sendable {
         /// The items that need the gate.
         public var protectedItems: ProtectedItems
-        /// The reason passed to the gate (shown to the user).
-        public var reason: String
+        /// The text of the prompt: passed to the gate on every check, and shown to the user (as
+        /// `LocalAuthenticationGate`'s `localizedReason`: on Touch ID's and the Mac's dialog, and
+        /// on Face ID's after a failed scan, beside the app's name). Say what the check unlocks,
+        /// in the user's language, without the app's name; never put a secret in it.
+        ///
+        /// An empty or blank reason is replaced by ``defaultReason``: LocalAuthentication raises an
+        /// exception for an empty one.
+        public var reason: String {
+            didSet { self.reason = Self.usableReason(self.reason) }
+        }
         /// How long a successful check is reused; zero asks on every protected read.
         public var reuseDuration: Duration
         /// Consecutive failed checks that start a lockout (at least 1).
@@ -56,19 +64,34 @@ public final class UserPresenceProtectedStore: SecureStore {
         /// How long a lockout lasts.
         public var lockoutDuration: Duration
 
+        /// The reason a configuration gets when it is given none.
+        public static let defaultReason = "Confirm it is you to use your saved credentials"
+
         /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - protectedItems: the items that need the gate; all of them by default.
+        ///   - reason: the prompt's text (see ``reason``).
+        ///   - reuseDuration: how long a successful check is reused; zero asks every time.
+        ///   - maximumFailures: consecutive failed checks that start a lockout (at least 1).
+        ///   - lockoutDuration: how long a lockout lasts.
         public init(
             protectedItems: ProtectedItems = .all,
-            reason: String = "Confirm it is you to use your saved credentials",
+            reason: String = Configuration.defaultReason,
             reuseDuration: Duration = .zero,
             maximumFailures: Int = 5,
             lockoutDuration: Duration = .seconds(60)
         ) {
             self.protectedItems = protectedItems
-            self.reason = reason
+            self.reason = Self.usableReason(reason)
             self.reuseDuration = reuseDuration
             self.maximumFailures = max(1, maximumFailures)
             self.lockoutDuration = lockoutDuration
+        }
+
+        /// `reason`, or ``defaultReason`` when it has nothing to show.
+        static func usableReason(_ reason: String) -> String {
+            reason.allSatisfy(\.isWhitespace) ? Self.defaultReason : reason
         }
     }
 

@@ -51,6 +51,21 @@ struct UserPresenceProtectedStoreTests {
         #expect(await gate.calls == 3)
     }
 
+    @Test(arguments: ["", "   ", "\n"])
+    func aBlankReasonIsReplacedByTheDefaultOne(reason: String) async throws {
+        // LocalAuthentication raises an exception for an empty `localizedReason`: the prompt
+        // always has a sentence.
+        let gate = ScriptedGate()
+        let store = try await self.makeStore(gate, ManualClock(), .init(reason: reason))
+        #expect(try await store.data(forKey: "tokens") == self.secret)
+        #expect(await gate.reasons == ["Confirm it is you to use your saved credentials"])
+        #expect(store.configuration.reason == "Confirm it is you to use your saved credentials")
+        // Set later, too.
+        var configuration = UserPresenceProtectedStore.Configuration(reason: "Unlock your account")
+        configuration.reason = reason
+        #expect(configuration.reason == UserPresenceProtectedStore.Configuration.defaultReason)
+    }
+
     @Test func theDefaultAsksOnEveryProtectedRead() async throws {
         let gate = ScriptedGate()
         let store = try await self.makeStore(gate, ManualClock(), .init())

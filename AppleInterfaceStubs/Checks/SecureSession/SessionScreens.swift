@@ -3,7 +3,12 @@
 // article "The app's session in SwiftUI", verbatim (SessionSwiftUIExampleTests compares them):
 // type-checked on Linux as part of SecureSession against the SwiftUI stubs
 // (AppleInterfaceStubs/typecheck.py). It uses nothing of the model but its public API.
-#if canImport(SwiftUI)
+//
+// An iOS and macOS app's code, as its `@available(iOS 17, macOS 14, *)` says: the per-platform
+// availability check (AppleInterfaceStubs/availability.py) compiles it in the iOS and macOS passes
+// only. On tvOS `LocalAuthenticationGate` is unavailable, and a tvOS or watchOS app would also
+// name tvOS 17 / watchOS 10 (`SessionModel`'s) in these attributes.
+#if canImport(SwiftUI) && !os(tvOS) && !os(watchOS)
 import SecureNetworking
 import SwiftUI
 
@@ -58,6 +63,8 @@ struct SessionRootView: View {
                 SignInForm(session: session, message: message)
             case .signedIn(let profile):
                 SignedInView(session: session, profile: profile)
+            case .offline(let message):
+                OfflineView(session: session, message: message)
             case .locked(let message):
                 LockedView(session: session, message: message)
             case .deviceLocked(let message):
@@ -116,6 +123,20 @@ struct SignedInView: View {
             if session.presenceUnlock == .offered {
                 Button("Use Face ID to unlock") { Task { await session.enablePresenceUnlock() } }
             }
+            Button("Sign out") { Task { await session.signOut() } }
+        }
+    }
+}
+
+@available(iOS 17, macOS 14, *)
+struct OfflineView: View {
+    let session: SessionModel<Profile>
+    let message: String  // "The server could not be reached. …"; the session is kept
+
+    var body: some View {
+        VStack(spacing: 12) {
+            Text(message)
+            Button("Try again") { Task { await session.retry() } }
             Button("Sign out") { Task { await session.signOut() } }
         }
     }

@@ -34,6 +34,7 @@ struct SessionMachineTests {
         ("locked", [.restored(.locked)]),
         ("unlocking", [.restored(.locked), .unlockStarted]),
         ("deviceLocked", [.restored(.deviceLocked)]),
+        ("offline", [.gateAvailability(true), .restored(.offline(message: message(.unreachable)))]),
     ]
 
     static func state(_ name: String) -> Machine {
@@ -48,9 +49,11 @@ struct SessionMachineTests {
         (.locked, .locked(message: nil)),
         (.ended(.inactivity), .signedOut(reason: .inactivity, message: message(.inactivity))),
         (.deviceLocked, .deviceLocked(message: message(.deviceLocked))),
+        (.offline(message: message(.unreachable)), .offline(message: message(.unreachable))),
+        // A session was stored: not "never signed in", though the tokens are kept.
         (
             .failed(message: "Something went wrong."),
-            .signedOut(reason: .neverSignedIn, message: "Something went wrong.")
+            .signedOut(reason: .sessionUnusable, message: "Something went wrong.")
         ),
     ])
     func aRestoreFromStartingSettlesTheState(restored: Machine.Restored, expected: SessionState<String>) {
@@ -60,6 +63,69 @@ struct SessionMachineTests {
         #expect(machine.state == expected)
         #expect(effects.isEmpty)
         #expect(machine.presenceUnlockEnabled == (restored == .locked))
+    }
+
+    @Test func aSessionKeptOfflineIsReadAgainInTheForegroundAfterARefreshAndOnRetry() {
+        // Each way back reads the session again and leaves the state as it is until the read ends.
+        let inputs: [Machine.Input] = [
+            .enteredForeground(at: Self.t0),
+            .tokenEvent(.refreshed),
+            .retryRequested,
+        ]
+        for input in inputs {
+            var machine = Self.state("offline")
+            let (effects, _) = machine.handle(input)
+            #expect(effects == [.restore], "\(input)")
+            #expect(machine.state == .offline(message: Self.message(.unreachable)), "\(input)")
+            // Still offline: the state says so with the new read's sentence.
+            machine.handle(.restored(.offline(message: Self.message(.timedOut))))
+            #expect(machine.state == .offline(message: Self.message(.timedOut)))
+            machine.handle(.restored(.signedIn("ada")))
+            #expect(machine.state == .signedIn("ada"))
+            #expect(machine.presenceUnlock == .offered)
+        }
+    }
+
+    @Test func reasonsToReadAgainDuringAReadCostOneMoreReadOnlyIfItFindsTheSessionStillOffline() {
+        // The read's own refresh gets through: its event is no reason for a second read.
+        var machine = Self.state("offline")
+        #expect(machine.handle(.retryRequested).effects == [.restore])
+        #expect(machine.handle(.tokenEvent(.refreshed)).effects.isEmpty)
+        #expect(machine.handle(.enteredForeground(at: Self.t0)).effects.isEmpty)
+        #expect(machine.handle(.restored(.signedIn("ada"))).effects.isEmpty)
+        #expect(machine.state == .signedIn("ada"))
+
+        // The read failed, but a refresh got through meanwhile: read once more.
+        var again = Self.state("offline")
+        #expect(again.handle(.retryRequested).effects == [.restore])
+        #expect(again.handle(.tokenEvent(.refreshed)).effects.isEmpty)
+        #expect(again.handle(.restored(.offline(message: Self.message(.unreachable)))).effects == [.restore])
+        #expect(again.handle(.restored(.offline(message: Self.message(.unreachable)))).effects.isEmpty)
+        #expect(again.readsInFlight == 0)
+        // With nothing in flight, the next reason reads at once.
+        #expect(again.handle(.retryRequested).effects == [.restore])
+    }
+
+    @Test func aSessionKeptOfflineIsNotSignedInAndOffersNothing() {
+        var machine = Self.state("offline")
+        #expect(!machine.state.isSignedIn)
+        #expect(machine.state.message == Self.message(.unreachable))
+        #expect(machine.presenceUnlock == .unavailable)
+        machine.handle(.presenceUnlockEnabled(true))
+        #expect(machine.presenceUnlockEnabled == false)
+        // Going to the background locks nothing: there is no presence unlock to lock.
+        #expect(machine.handle(.enteredBackground(at: Self.t0)).effects.isEmpty)
+        #expect(machine.state == .offline(message: Self.message(.unreachable)))
+    }
+
+    @Test func aRetryReadsOnlyASessionThatCouldNotBeOpened() {
+        for (name, _) in Self.states {
+            var machine = Self.state(name)
+            let before = machine.state
+            let (effects, _) = machine.handle(.retryRequested)
+            #expect(effects == (["offline", "deviceLocked"].contains(name) ? [.restore] : []), "\(name)")
+            #expect(machine.state == before, "\(name)")
+        }
     }
 
     @Test func aRestoreAfterTheSessionMovedOnIsIgnored() {
@@ -148,6 +214,8 @@ struct SessionMachineTests {
         (.refused(.ioFailure), .locked(message: message(.unlockFailed)), []),
         (.refused(.deviceLocked), .deviceLocked(message: message(.deviceLocked)), []),
         (.undecodable, .locked(message: catalog.fallback), [.lockTokens]),
+        // Confirmed, but the server cannot be reached: locked again, saying why.
+        (.offline(message: message(.unreachable)), .locked(message: message(.unreachable)), [.lockTokens]),
         (.noSession, .signedOut(reason: .endedElsewhere, message: message(.endedElsewhere)), [.forgetPresenceUnlock]),
         (.ended(.inactivity), .signedOut(reason: .inactivity, message: message(.inactivity)), [.forgetPresenceUnlock]),
     ])
@@ -186,7 +254,7 @@ struct SessionMachineTests {
         reason: SignedOutReason,
         situation: UserMessageCatalog.Situation
     ) {
-        for name in ["signedIn", "signedIn+presence", "locked", "unlocking", "deviceLocked"] {
+        for name in ["signedIn", "signedIn+presence", "locked", "unlocking", "deviceLocked", "offline"] {
             var machine = Self.state(name)
             let wasEnabled = machine.presenceUnlockEnabled
             let (effects, _) = machine.handle(.tokenEvent(.signedOut(event)))
@@ -203,6 +271,58 @@ struct SessionMachineTests {
             let (effects, _) = machine.handle(.tokenEvent(.signedOut(.refreshRejected)))
             #expect(machine.state == before, "\(name)")
             #expect(effects.isEmpty)
+        }
+    }
+
+    @Test(arguments: [
+        Machine.Restored.ended(.refreshRejected), .noSession, .failed(message: "Something went wrong."),
+        .signedIn("ada"), .offline(message: "offline"),
+    ])
+    func aSessionTheTokenManagerEndsDuringTheLaunchReadEndsWithItsReason(read: Machine.Restored) {
+        // The refresh inside the `user` closure was refused: the token manager's event comes
+        // before the read's outcome, which it overrides whatever it is.
+        var machine = Self.machine([])
+        machine.handle(.tokenEvent(.signedOut(.revoked)))
+        #expect(machine.state == .starting)
+        let (effects, _) = machine.handle(.restored(read))
+        #expect(machine.state == .signedOut(reason: .revoked, message: Self.message(.sessionRevoked)))
+        #expect(effects.isEmpty)
+        // Used once: the next launch read is its own.
+        #expect(machine.endedWhileRestoring == nil)
+    }
+
+    @Test func aReadThatFoundTheSessionEndedTakesTheReasonOfTheEventThatFollows() {
+        // The read's outcome comes first: the session is over at once, as expired...
+        var machine = Self.machine([])
+        machine.handle(.restored(.ended(.refreshRejected)))
+        #expect(machine.state == .signedOut(reason: .sessionExpired, message: Self.message(.sessionExpired)))
+        // ...and the token manager's event names the precise reason.
+        machine.handle(.tokenEvent(.signedOut(.reuseDetected)))
+        #expect(machine.state == .signedOut(reason: .reuseDetected, message: Self.message(.reuseDetected)))
+        // Only that one event: a later one changes nothing.
+        machine.handle(.tokenEvent(.signedOut(.revoked)))
+        #expect(machine.state == .signedOut(reason: .reuseDetected, message: Self.message(.reuseDetected)))
+    }
+
+    @Test func anUnlockThatFoundTheSessionEndedTakesTheReasonOfTheEventThatFollows() {
+        var machine = Self.state("locked")
+        let attempt = machine.handle(.unlockStarted).attempt!
+        machine.handle(.unlockFinished(attempt: attempt, .ended(.refreshRejected)))
+        #expect(machine.state == .signedOut(reason: .sessionExpired, message: Self.message(.sessionExpired)))
+        machine.handle(.tokenEvent(.signedOut(.revoked)))
+        #expect(machine.state == .signedOut(reason: .revoked, message: Self.message(.sessionRevoked)))
+    }
+
+    @Test func aSignOutTheModelKnowsIsNotRewrittenByALaterEvent() {
+        for inputs: [Machine.Input] in [
+            [.restored(.noSession)],
+            [.restored(.ended(.refreshRejected)), .signOutRequested],
+            [.restored(.ended(.refreshRejected)), .signInStarted, .signInFinished(attempt: 2, .cancelled)],
+        ] {
+            var machine = Self.machine(inputs)
+            let before = machine.state
+            machine.handle(.tokenEvent(.signedOut(.revoked)))
+            #expect(machine.state == before, "\(inputs)")
         }
     }
 

@@ -1,3 +1,4 @@
+#if TestServers
 import Foundation
 import SecureNetworking
 import SecureNetworkingTesting
@@ -26,9 +27,16 @@ struct SessionModelLiveTests {
     }
 
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
-    static func app(_ fixture: APIFixture, gate: TestPresenceGate, base: any SecureStore) throws -> App {
+    static func app(
+        _ fixture: APIFixture,
+        gate: TestPresenceGate,
+        base: any SecureStore,
+        baseURL: URL? = nil
+    ) throws -> App {
         let presence = PresenceUnlock(wrapping: base, gate: gate)
-        let client = try SecureAPIClient(configuration: try fixture.configuration(store: presence.store))
+        let client = try SecureAPIClient(
+            configuration: try fixture.configuration(store: presence.store, baseURL: baseURL)
+        )
         let tokens = try #require(client.tokens)
         let model = SessionModel<Profile>(
             tokens: tokens,
@@ -137,4 +145,68 @@ struct SessionModelLiveTests {
             await app.client.shutdown()
         }
     }
+
+    // MARK: - Launching without the server
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    static let ada = Profile(email: APIFixture.email, displayName: "Ada")
+
+    /// Signs in on a first launch, straight to the server, and closes that app: the tokens stay
+    /// in `store` for the next launch.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    static func signInAndQuit(_ fixture: APIFixture, store: any SecureStore) async throws {
+        let first = try Self.app(fixture, gate: TestPresenceGate(), base: store)
+        await first.model.start()
+        await first.model.signIn(username: APIFixture.email, password: APIFixture.password)
+        #expect(first.model.state == .signedIn(Self.ada))
+        await first.client.shutdown()
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aLaunchWithoutTheNetworkKeepsTheSessionAndUsesItOnceTheNetworkIsBack() async throws {
+        try await withAPIFixture(accessTokenLifetime: .seconds(300)) { fixture in
+            try await withLoopbackOutage(upstreamPort: fixture.server.port) { outage in
+                let store = InMemoryStore()
+                try await Self.signInAndQuit(fixture, store: store)
+                // The next launch reaches the server only through the outage's port, which
+                // refuses every connection; the access token is due, so the launch must refresh.
+                fixture.clientClock.advance(400)
+                let app = try Self.app(fixture, gate: TestPresenceGate(), base: store, baseURL: outage.baseURL)
+                await app.model.start()
+                #expect(app.model.state == .offline(message: UserMessageCatalog().message(for: .unreachable)))
+                #expect(try await store.contains("SecureNetworking.tokens"))
+                #expect(fixture.server.statistics.tokenEndpointCalls == 0)
+
+                // The network is back: the next request refreshes with the kept refresh token,
+                // and the model, told of the refresh, shows the signed-in user.
+                try await outage.end()
+                let profile = try await app.client.send(Request<Profile>.get("user/profile"))
+                #expect(profile == Self.ada)
+                #expect(fixture.server.statistics.tokenEndpointCalls == 1)
+                await waitForState(app.model) { $0.isSignedIn }
+                #expect(app.model.state == .signedIn(Self.ada))
+                await app.client.shutdown()
+            }
+        }
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRefreshTokenRefusedAtLaunchEndsTheSessionWithTheExpiredReason() async throws {
+        try await withAPIFixture(accessTokenLifetime: .seconds(300)) { fixture in
+            let store = InMemoryStore()
+            try await Self.signInAndQuit(fixture, store: store)
+            // Refused, not unreachable: the server answers `invalid_grant` to the kept refresh token.
+            fixture.server.revokeAllTokens()
+            fixture.clientClock.advance(400)
+            let app = try Self.app(fixture, gate: TestPresenceGate(), base: store)
+            await app.model.start()
+            #expect(
+                app.model.state
+                    == .signedOut(reason: .sessionExpired, message: UserMessageCatalog().message(for: .sessionExpired))
+            )
+            #expect(try await store.contains("SecureNetworking.tokens") == false)
+            await app.client.shutdown()
+        }
+    }
 }
+#endif

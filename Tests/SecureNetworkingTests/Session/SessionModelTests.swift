@@ -35,7 +35,8 @@ struct SessionModelTests {
         store: (any SecureStore)? = nil,
         lockAfter: Duration = .zero,
         inactivityTimeout: Duration? = nil,
-        maximumFailures: Int = 5
+        maximumFailures: Int = 5,
+        user: (@Sendable (TokenManager, TokenBundle) async throws -> String)? = nil
     ) -> Launch {
         let clock = self.clock
         let presence = PresenceUnlock(
@@ -72,7 +73,10 @@ struct SessionModelTests {
                     )
                 )
             },
-            user: { bundle in bundle.scope ?? "nobody" }
+            user: { bundle in
+                if let user { return try await user(tokens, bundle) }
+                return bundle.scope ?? "nobody"
+            }
         )
         return Launch(tokens: tokens, presence: presence, model: model)
     }
@@ -386,6 +390,125 @@ struct SessionModelTests {
         second.model.appWillEnterForeground()
         await second.model.idle()
         #expect(second.model.state == .signedIn("ada"))
+    }
+
+    // MARK: - Launching without the server
+
+    static let unreachable = TokenAuthError(
+        .transportFailure,
+        "the token endpoint could not be reached",
+        transportError: SecureHTTPError(.connectFailed, "connection refused")
+    )
+
+    static let refreshed = TokenResponse(accessToken: "access-1", expiresIn: 3600, refreshToken: "refresh-1")
+
+    /// A `user` closure that needs the server: it asks for a valid access token (refreshing the
+    /// one that is due) as a request for the profile would.
+    static let userFromTheServer: @Sendable (TokenManager, TokenBundle) async throws -> String = { tokens, bundle in
+        _ = try await tokens.validAccessToken()
+        return bundle.scope ?? "nobody"
+    }
+
+    /// Signed in as ada on a first launch; an hour later the access token is due.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    func signedInAnHourAgo() async {
+        let first = self.launch()
+        await first.model.start()
+        await first.model.signIn(username: "ada", password: "correct horse")
+        #expect(first.model.state == .signedIn("ada"))
+        self.clock.advance(.seconds(3600))
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aLaunchThatCannotRefreshKeepsTheSessionOfflineUntilARetryGetsThrough() async throws {
+        await self.signedInAnHourAgo()
+        await self.refresher.answer(.failure(Self.unreachable), .failure(Self.unreachable))
+        let launch = self.launch(user: Self.userFromTheServer)
+        await launch.model.start()
+        #expect(launch.model.state == .offline(message: Self.catalog.message(for: .unreachable)))
+        #expect(try await self.base.contains("SecureNetworking.tokens"))
+        #expect(launch.model.presenceUnlock == .unavailable)
+
+        // Back in the foreground, the server still unreachable: read again, still offline.
+        launch.model.appWillEnterForeground()
+        await launch.model.idle()
+        #expect(launch.model.state == .offline(message: Self.catalog.message(for: .unreachable)))
+        #expect(await self.refresher.presented == ["refresh-0", "refresh-0"])
+
+        // The server answers again: the kept refresh token opens the session.
+        await self.refresher.answer(.success(Self.refreshed))
+        await launch.model.retry()
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(try await launch.tokens.validAccessToken() == "access-1")
+        #expect(await self.refresher.presented == ["refresh-0", "refresh-0", "refresh-0"])
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRefreshThatGetsThroughOpensASessionKeptOffline() async throws {
+        await self.signedInAnHourAgo()
+        await self.refresher.answer(.failure(Self.unreachable))
+        let launch = self.launch(user: Self.userFromTheServer)
+        await launch.model.start()
+        #expect(launch.model.state == .offline(message: Self.catalog.message(for: .unreachable)))
+        // A request of the app's own gets through and refreshes: the model hears of it.
+        await self.refresher.answer(.success(Self.refreshed))
+        #expect(try await launch.tokens.validAccessToken() == "access-1")
+        await waitForState(launch.model) { $0.isSignedIn }
+        #expect(launch.model.state == .signedIn("ada"))
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aUserClosureThatNeedsNoServerSignsInWithoutIt() async throws {
+        await self.signedInAnHourAgo()
+        await self.refresher.answer(.failure(Self.unreachable))
+        let launch = self.launch()
+        await launch.model.start()
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(await self.refresher.presented.isEmpty)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aRefreshTokenRefusedAtLaunchEndsTheSessionAsExpired() async throws {
+        await self.signedInAnHourAgo()
+        await self.refresher.answer(.failure(TokenAuthError(.invalidGrant, "refused", oauthError: "invalid_grant")))
+        let launch = self.launch(user: Self.userFromTheServer)
+        await launch.model.start()
+        #expect(
+            launch.model.state
+                == .signedOut(reason: .sessionExpired, message: Self.catalog.message(for: .sessionExpired))
+        )
+        #expect(try await self.base.contains("SecureNetworking.tokens") == false)
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aStoredSessionTheUserClosureCannotUseIsUnusableAndKept() async throws {
+        await self.signedInAnHourAgo()
+        let launch = self.launch(user: { _, _ in throw APIError(.notFound, "no profile", status: 404) })
+        await launch.model.start()
+        #expect(launch.model.state == .signedOut(reason: .sessionUnusable, message: Self.catalog.fallback))
+        #expect(try await self.base.contains("SecureNetworking.tokens"))
+    }
+
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func anUnlockWithoutTheServerLocksAgainAndSaysWhy() async throws {
+        _ = await self.signedInWithPresence()
+        self.clock.advance(.seconds(3600))
+        let launch = self.launch(user: Self.userFromTheServer)
+        await launch.model.start()
+        #expect(launch.model.state == .locked(message: nil))
+
+        await self.gate.answer(.passed)
+        await self.refresher.answer(.failure(Self.unreachable))
+        await launch.model.unlock()
+        #expect(launch.model.state == .locked(message: Self.catalog.message(for: .unreachable)))
+        await launch.model.idle()
+        #expect(await launch.tokens.isLocked)
+        #expect(try await self.base.contains("SecureNetworking.tokens"))
+
+        await self.gate.answer(.passed)
+        await self.refresher.answer(.success(Self.refreshed))
+        await launch.model.unlock()
+        #expect(launch.model.state == .signedIn("ada"))
     }
 
     // MARK: - The session ends by itself
