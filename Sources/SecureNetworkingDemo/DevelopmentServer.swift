@@ -1,9 +1,18 @@
+#if Tools
 public import Foundation
 public import SecureNetworking
 public import SecureNetworkingTesting
+import NIOPosix
 
-/// What `securenet serve` runs: the reference auth server on loopback with a fresh TestPKI whose
-/// files are written to a folder, so an app under development can trust and pin it.
+/// What `securenet serve` runs: the reference auth server on loopback with a development PKI and
+/// pin-update key kept in a folder, so that an app under development can trust and pin it, and a
+/// signed pin-set update published from a file in that folder.
+///
+/// The first start on a folder makes the CA, the keys and the pins; every later start reuses them
+/// (see ``start(directory:port:accessTokenLifetime:)``), so an app that trusts `ca.pem`, pins the
+/// printed pins or compiled in `pin-update-key.pub.pem` keeps working across restarts. The
+/// update served is the one in `pins.signed.json`: replace it (`securenet pins sign … --out`)
+/// and ``publishPinSetUpdateFile()`` serves it, with or without a restart.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 public struct DevelopmentServer: Sendable {
     /// Where things are, for printing.
@@ -29,11 +38,20 @@ public struct DevelopmentServer: Sendable {
         public var pinUpdateKeyFile: URL
         /// Its public half (PEM PUBLIC KEY), to compile into the app.
         public var pinUpdatePublicKeyFile: URL
-        /// The signed pin-set update the server publishes (version 1: `localhost` pinned to the
-        /// intermediate CA with the root as backup).
+        /// The signed pin-set update the server publishes: version 1 (`localhost` pinned to the
+        /// intermediate CA with the root as backup) as first written, or what was signed into
+        /// it since (see ``DevelopmentServer/publishPinSetUpdateFile()``).
         public var pinSetUpdateFile: URL
         /// Where the server publishes it (`/.well-known/securenet-pins.json`).
         public var pinSetUpdateURL: URL
+        /// What was published at the start.
+        public var pinSetUpdate: Publication
+        /// Whether the folder's CA, keys and pins were there already (false: made now).
+        public var reused: Bool
+        /// The files written at this start: every file of a new folder; in a reused one, a
+        /// leaf certificate issued again (missing or expiring within a week) or a missing file
+        /// made again from the kept ones.
+        public var writtenFiles: [URL]
         /// The development account.
         public var email: String
         /// The development account's password, made up for this run.
@@ -44,120 +62,82 @@ public struct DevelopmentServer: Sendable {
     public let server: ReferenceAuthServer
     /// Its files and account.
     public let summary: Summary
+    /// The update served, read from ``Summary/pinSetUpdateFile``.
+    let publisher: PinSetPublisher
 
-    /// Mints a PKI, writes its files to `directory` (created 0700; keys 0600) and starts the server.
+    /// Starts the server on the PKI and update key kept in `directory`, made there first when the
+    /// folder is new.
     ///
-    /// - Important: the folder holds the client certificate's private key; keep it out of version
-    ///   control.
+    /// An empty or missing folder (created 0700) gets a new CA (root and intermediate), a client
+    /// CA, leaf certificates for `localhost` and a client, a pin-update key (Ed25519), a policy
+    /// file and version 1 of a signed update; keys are 0600. A folder that has them is reused:
+    /// the CA certificates, the keys and so the pins stay; a leaf certificate that is missing or
+    /// expires within a week is issued again for the same key; a missing policy file, public
+    /// update key or signed update is written again; the others are left as they are. The root's
+    /// key is never kept: nothing can mint another CA under the root devices trust.
+    ///
+    /// - Important: the folder holds private keys (the intermediate CA's, the client's, the
+    ///   pin-update key); keep it out of version control.
     ///
     /// - Parameters:
-    ///   - directory: where the files go.
+    ///   - directory: where the files are.
     ///   - port: the port on 127.0.0.1; 0 picks a free one.
     ///   - accessTokenLifetime: how long access tokens live.
+    /// - Throws: ``DevelopmentServerError`` when the folder holds some of its files and not others
+    ///   (``DevelopmentServerError/Code/incompleteFolder``: a folder of an older `securenet serve`,
+    ///   which kept no CA key), files that do not belong together
+    ///   (``DevelopmentServerError/Code/mismatchedFiles``), or a file that cannot be read or
+    ///   written; nothing in the folder is changed then, and no key is ever overwritten.
     public static func start(
         directory: URL,
         port: Int = 0,
         accessTokenLifetime: Duration = .seconds(300)
     ) async throws -> DevelopmentServer {
-        let pki = try TestPKI(referenceTime: Date())
-        let chain = try pki.validChain()
-        let client = try pki.clientIdentity(commonName: "securenet-dev-client")
-        let manager = FileManager.default
-        try manager.createDirectory(
-            at: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
+        let folder = DevelopmentFolder(directory: directory)
+        typealias Name = DevelopmentFolder.Name
+        // File I/O and key generation, off the cooperative pool.
+        let contents = try await NIOThreadPool.singleton.runIfActive { try folder.prepare(now: Date()) }
+        let publisher = PinSetPublisher(
+            file: folder.url(Name.pinSetUpdate),
+            policyFile: folder.url(Name.policy),
+            updateKey: contents.updateKey
         )
-        try manager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-
-        let files = (
-            ca: directory.appendingPathComponent("ca.pem"),
-            chain: directory.appendingPathComponent("server-chain.pem"),
-            clientCertificate: directory.appendingPathComponent("client.pem"),
-            clientKey: directory.appendingPathComponent("client-key.pem"),
-            policy: directory.appendingPathComponent("policy.json"),
-            pinUpdateKey: directory.appendingPathComponent("pin-update-key.pem"),
-            pinUpdatePublicKey: directory.appendingPathComponent("pin-update-key.pub.pem"),
-            pinSetUpdate: directory.appendingPathComponent("pins.signed.json")
-        )
-        let pins: [(name: String, pin: Pin)] = [
-            ("leaf", chain.leafIdentity.pin), ("intermediate", pki.intermediate.pin), ("root", pki.root.pin),
-        ]
-        try Self.write(pki.root.pem, to: files.ca, mode: 0o644)
-        try Self.write(chain.pem, to: files.chain, mode: 0o644)
-        try Self.write(client.pem, to: files.clientCertificate, mode: 0o644)
-        try Self.write(client.leafIdentity.privateKeyPEM, to: files.clientKey, mode: 0o600)
-        try Self.write(
-            Self.samplePolicy(caFile: files.ca.lastPathComponent, pins: [pki.intermediate.pin, pki.root.pin]),
-            to: files.policy,
-            mode: 0o644
-        )
-
-        let updateKey = PinUpdateSigningKey.generate(.ed25519)
-        let now = Date()
-        let update = try PinSetUpdate(
-            version: 1,
-            issuedAt: now,
-            notAfter: now.addingTimeInterval(90 * 86_400),
-            entries: [
-                try HostPattern("localhost"): .pinned(try PinSet(pins: [pki.intermediate.pin, pki.root.pin]))
-            ]
-        )
-        let envelope = try SignedPinSetUpdate(signing: update.jsonData(), with: updateKey).envelope()
-        try Self.write(updateKey.pemEncoded + "\n", to: files.pinUpdateKey, mode: 0o600)
-        try Self.write(updateKey.publicKey.pemEncoded + "\n", to: files.pinUpdatePublicKey, mode: 0o644)
-        try envelope.write(to: files.pinSetUpdate, options: .atomic)
+        let first = try await NIOThreadPool.singleton.runIfActive { publisher.look(now: Date()) }
 
         let email = "dev@example.com"
         let password = UUID().uuidString
         var configuration = ReferenceAuthServer.Configuration(
-            chain: chain,
-            clientCertificateIssuers: [pki.clientCA],
+            chain: contents.serverChain,
+            clientCertificateIssuers: [contents.clientCA],
             accessTokenLifetime: accessTokenLifetime,
             users: [.init(email: email, password: password, displayName: "Developer")]
         )
         configuration.port = port
-        configuration.pinSetUpdate = { envelope }
+        configuration.pinSetUpdate = { publisher.served() }
         let server = try await ReferenceAuthServer.start(configuration)
         return DevelopmentServer(
             server: server,
             summary: Summary(
                 url: server.baseURL,
-                caFile: files.ca,
-                serverChainFile: files.chain,
-                clientCertificateFile: files.clientCertificate,
-                clientKeyFile: files.clientKey,
-                policyFile: files.policy,
-                pins: pins,
-                pinUpdateKeyFile: files.pinUpdateKey,
-                pinUpdatePublicKeyFile: files.pinUpdatePublicKey,
-                pinSetUpdateFile: files.pinSetUpdate,
+                caFile: folder.url(Name.ca),
+                serverChainFile: folder.url(Name.serverChain),
+                clientCertificateFile: folder.url(Name.clientCertificate),
+                clientKeyFile: folder.url(Name.clientKey),
+                policyFile: folder.url(Name.policy),
+                pins: contents.pins,
+                pinUpdateKeyFile: folder.url(Name.updateKey),
+                pinUpdatePublicKeyFile: folder.url(Name.updatePublicKey),
+                pinSetUpdateFile: folder.url(Name.pinSetUpdate),
                 pinSetUpdateURL: server.baseURL.appendingPathComponent(".well-known/securenet-pins.json"),
+                pinSetUpdate: first
+                    ?? Publication(servedVersion: nil, published: false, problem: nil, file: Name.pinSetUpdate),
+                reused: contents.reused,
+                writtenFiles: contents.written.map(folder.url),
                 email: email,
                 password: password
-            )
+            ),
+            publisher: publisher
         )
     }
-
-    /// The policy file: ATS defaults, the system roots and the CA file `caFile` (a path relative
-    /// to the policy file's folder), `localhost` pinned to `pins`.
-    static func samplePolicy(caFile: String, pins: [Pin]) -> String {
-        let list = pins.map { "\"\($0)\"" }.joined(separator: ", ")
-        return """
-            {
-              "minimumTLSVersion": "TLSv1.2",
-              "requiresForwardSecrecy": true,
-              "trustAnchors": { "system": true, "certificates": ["\(caFile)"] },
-              "pinnedDomains": {
-                "localhost": { "pins": [\(list)] }
-              }
-            }
-
-            """
-    }
-
-    private static func write(_ text: String, to url: URL, mode: Int) throws {
-        try Data(text.utf8).write(to: url, options: .atomic)
-        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
-    }
 }
+#endif

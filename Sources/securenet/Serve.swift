@@ -1,3 +1,4 @@
+#if Tools
 import ArgumentParser
 import Foundation
 import SecureNetworkingDemo
@@ -5,20 +6,36 @@ import SecureNetworkingDemo
 /// `securenet serve`: the reference auth server for app development, until interrupted.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the reference auth server on loopback with a fresh test PKI written to a folder.",
+        abstract:
+            "Run the reference auth server on loopback with a development PKI and pin-update key kept in a folder.",
         discussion: """
             Prints the URL, the CA file to trust, the pins, a policy file that already trusts the \
             CA (load it with TransportSecurityPolicy(contentsOfFile:)) and a development account. \
-            The folder (default ./securenet-dev) holds the client certificate's private key: keep \
-            it out of version control.
+            The folder (default ./securenet-dev) holds private keys (the intermediate CA's, the \
+            client's, the pin-update key): keep it out of version control.
+
+            The first run on a folder makes the CA, keys and pins; every later run reuses them, \
+            so an app that trusts ca.pem, pins the printed pins or compiled in \
+            pin-update-key.pub.pem keeps working. A leaf certificate that is missing or expires \
+            within a week is issued again for the same key (the pins stay). A folder holding only \
+            some of the files (one written by an older securenet serve keeps no CA key) or files \
+            that do not belong together is refused and left as it is: no key is ever overwritten.
+
+            GET /.well-known/securenet-pins.json serves the signed pin-set update in \
+            pins.signed.json (version 1 at first; 404 while the file is removed). To publish \
+            another, sign it into that file while the server runs (or before the next run): \
+            securenet pins sign --key DIR/pin-update-key.pem --version 2 \
+            --ca-pins 'localhost=PIN,PIN' --out DIR/pins.signed.json. The file is read every \
+            second; each change is printed (with --json, as one JSON object a line), with the \
+            reason an app that trusts the folder's update key and policy would refuse it, if any.
 
             Routes: POST /auth/login, POST /oauth/token, POST /oauth/revoke, \
             GET /.well-known/oauth-authorization-server (RFC 8414 metadata), \
-            GET /.well-known/securenet-pins.json (a signed pin-set update, also written to the \
-            folder with the key that signed it), \
+            GET /.well-known/securenet-pins.json, \
             GET/PATCH /user/profile, GET /mtls/whoami, and the diagnostic /echo/**, \
             /status/{code}, /flaky/{key}?failures=N&status=S&retry_after=R, /slow?ms=N. \
-            Stop it with Ctrl-C. For development only: the PKI and account are made up for this run.
+            Stop it with Ctrl-C. For development only: the account's password is made up for \
+            each run.
 
             Examples:
               securenet serve
@@ -26,11 +43,14 @@ struct Serve: AsyncParsableCommand {
               securenet serve --json
 
             Exit status: 0 stopped, 1 it could not start (the port is taken, the folder cannot be \
-            written), 64 a usage error.
+            written, or its files are incomplete or do not belong together), 64 a usage error.
             """
     )
 
-    @Flag(help: "Print the startup summary as one JSON object (url, files, pins, policy, account) instead of text.")
+    @Flag(
+        help:
+            "Print the startup summary as one JSON object (url, files, pins, policy, account), then one a line for each change of the pin-set update it publishes, instead of text."
+    )
     var json = false
 
     struct SummaryOutput: Encodable {
@@ -47,13 +67,47 @@ struct Serve: AsyncParsableCommand {
         let pinUpdatePublicKeyFile: String
         let pinSetUpdateFile: String
         let pinSetUpdateURL: String
+        let pinSetUpdate: PublicationOutput
+        let reused: Bool
+        let writtenFiles: [String]
         let email: String
         let password: String
     }
 
+    /// What is published, at the start and after each change of the file.
+    struct PublicationOutput: Encodable {
+        let event = "pinSetUpdate"
+        let servedVersion: UInt64?
+        let published: Bool
+        let problem: String?
+        let message: String
+
+        @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+        init(_ publication: DevelopmentServer.Publication) {
+            self.servedVersion = publication.servedVersion
+            self.published = publication.published
+            self.problem = publication.problem
+            self.message = publication.description
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case event, servedVersion, published, problem, message
+        }
+
+        /// Every key, `null` included, so that a reader finds the same keys on every line.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(self.event, forKey: .event)
+            try container.encode(self.servedVersion, forKey: .servedVersion)
+            try container.encode(self.published, forKey: .published)
+            try container.encode(self.problem, forKey: .problem)
+            try container.encode(self.message, forKey: .message)
+        }
+    }
+
     @Option(
         help:
-            "The folder for the CA, chain, client identity and policy files (it holds a private key: keep it out of version control)."
+            "The folder the CA, keys, pins, policy file and signed pin-set update are kept in: made at the first run, reused after (it holds private keys: keep it out of version control)."
     )
     var directory: String = "securenet-dev"
 
@@ -74,11 +128,18 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("securenet serve needs macOS 14 or later (the reference server uses Hummingbird 2)")
         }
         let directory = URL(fileURLWithPath: self.directory, isDirectory: true).standardizedFileURL
-        let development = try await DevelopmentServer.start(
-            directory: directory,
-            port: self.port,
-            accessTokenLifetime: .seconds(self.accessTokenLifetime)
-        )
+        let development: DevelopmentServer
+        do {
+            development = try await DevelopmentServer.start(
+                directory: directory,
+                port: self.port,
+                accessTokenLifetime: .seconds(self.accessTokenLifetime)
+            )
+        } catch let error as DevelopmentServerError {
+            var standardError = StandardError()
+            print("securenet serve: \(error.code): \(error.message)", to: &standardError)
+            throw ExitCode(1)
+        }
         let summary = development.summary
         // Written unbuffered, so the lines are there even when stdout is a pipe and the
         // process ends with Ctrl-C.
@@ -101,6 +162,9 @@ struct Serve: AsyncParsableCommand {
                 pinUpdatePublicKeyFile: summary.pinUpdatePublicKeyFile.path,
                 pinSetUpdateFile: summary.pinSetUpdateFile.path,
                 pinSetUpdateURL: summary.pinSetUpdateURL.absoluteString,
+                pinSetUpdate: PublicationOutput(summary.pinSetUpdate),
+                reused: summary.reused,
+                writtenFiles: summary.writtenFiles.map(\.path),
                 email: summary.email,
                 password: summary.password
             )
@@ -110,19 +174,37 @@ struct Serve: AsyncParsableCommand {
         } else {
             self.printSummary(summary, say)
         }
-        // Run until the process is interrupted.
+        // Run until the process is interrupted, publishing what is signed into the update file.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         while !Task.isCancelled {
-            try await Task.sleep(for: .seconds(3600))
+            try await Task.sleep(for: .seconds(1))
+            guard let publication = await development.publishPinSetUpdateFile() else { continue }
+            if self.json {
+                say(String(decoding: try encoder.encode(PublicationOutput(publication)), as: UTF8.self))
+            } else {
+                say(publication.description)
+            }
         }
         await development.server.shutdown()
     }
 
-    static let privateKeyNote = "the folder holds a private key: keep it out of version control"
+    static let privateKeyNote = "the folder holds private keys: keep it out of version control"
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     private func printSummary(_ summary: DevelopmentServer.Summary, _ say: (String) -> Void) {
         say("reference auth server: \(summary.url)")
-        say("files in:              \(summary.policyFile.deletingLastPathComponent().path)")
+        let folder = summary.policyFile.deletingLastPathComponent().path
+        say("files in:              \(folder)")
         say("                       (\(Self.privateKeyNote))")
+        if summary.reused {
+            say("                       reused: the same CA, keys and pins as before")
+            for file in summary.writtenFiles {
+                say("                       written again: \(file.lastPathComponent)")
+            }
+        } else {
+            say("                       new: a CA, keys and pins made now, kept for the next runs")
+        }
         say("trust this CA:         \(summary.caFile.path)")
         say("server chain:          \(summary.serverChainFile.path)")
         say("client certificate:    \(summary.clientCertificateFile.path) (key: \(summary.clientKeyFile.path))")
@@ -131,6 +213,7 @@ struct Serve: AsyncParsableCommand {
             say("  \(name.padding(toLength: 13, withPad: " ", startingAt: 0)) \(pin)")
         }
         say("signed pin update:     \(summary.pinSetUpdateFile.path), served at \(summary.pinSetUpdateURL)")
+        say("                       now: \(summary.pinSetUpdate); sign a new version into the file to publish it")
         say("pin update key:        \(summary.pinUpdateKeyFile.path) (public: \(summary.pinUpdatePublicKeyFile.path))")
         say("policy file:           \(summary.policyFile.path) (trusts the CA: load it with")
         say("                       TransportSecurityPolicy(contentsOfFile:))")
@@ -139,3 +222,4 @@ struct Serve: AsyncParsableCommand {
         say("\nCtrl-C to stop.")
     }
 }
+#endif

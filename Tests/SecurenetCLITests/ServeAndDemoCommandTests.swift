@@ -1,3 +1,4 @@
+#if Tools
 import Foundation
 import Testing
 
@@ -98,3 +99,4 @@ struct ServeAndDemoCommandTests {
         #expect(verify.output.contains("localhost:"))
     }
 }
+#endif

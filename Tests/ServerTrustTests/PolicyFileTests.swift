@@ -73,7 +73,7 @@ struct PolicyFileTests {
         (#"{"allowsArbitraryLoad": true}"#, "$.allowsArbitraryLoad", "unknown key"),
         (#"{"allowsArbitraryLoads": 1}"#, "$.allowsArbitraryLoads", "expected a boolean, found a number"),
         (#"{"allowsLocalNetworking": "yes"}"#, "$.allowsLocalNetworking", "expected a boolean, found a string"),
-        (#"{"minimumTLSVersion": "SSLv3"}"#, "$.minimumTLSVersion", "'SSLv3' is not a TLS version"),
+        (#"{"minimumTLSVersion": "SSLv3"}"#, "$.minimumTLSVersion", "'SSLv3' is not an ATS TLS version"),
         (#"{"minimumTLSVersion": 1.2}"#, "$.minimumTLSVersion", "expected a string, found a number"),
         (#"{"exceptionDomains": []}"#, "$.exceptionDomains", "expected an object, found an array"),
         (

@@ -62,7 +62,10 @@ public actor PinUpdater {
         public var verifier: PinUpdateVerifier
         /// The app's compiled-in pins: the floor an update applies to.
         public var compiledPins: PinningPolicy
-        /// Where the applied update is kept across launches.
+        /// Where the applied update is kept across launches (under ``storageKey``): the app's
+        /// `KeychainStore` or `EncryptedFileStore`, one that opens without the user (it is read
+        /// at launch). The update is public and verified again when restored, so the store
+        /// guards it against loss, not against being read.
         public var store: any SecureStore
         /// The key of the stored update in ``store``.
         public var storageKey = "securenetworking.pin-set-update"
@@ -129,6 +132,12 @@ public actor PinUpdater {
     /// Restores the stored update (verified again: an expired or altered one is dropped and the
     /// compiled-in pins stay), applies it to `transports`, checks for a new one, then checks
     /// every ``Configuration/interval`` until ``stop()``.
+    ///
+    /// It returns once the restore and the first check are done (whatever their outcome, sent
+    /// to ``Configuration/onEvent``), so that the requests made after it run under the newest
+    /// pins the app can have; the scheduled checks run on in a task of the updater's own. Call
+    /// it once, at launch, before the first request; a second call replaces `transports` and
+    /// restarts the schedule.
     public func start(applyingTo transports: [any PinUpdatableTransport]) async {
         self.transports = transports
         await self.restore()

@@ -226,31 +226,13 @@ private struct InfoPlistReader {
         }
         if let known {
             for key in fields.keys.sorted() where !known.contains(key) {
-                let near = known.sorted().first { Self.editDistance($0, key, atMost: 2) <= 2 }
                 self.warn(
                     "\(path).\(key)",
-                    "unknown key, ignored (ATS ignores it too)\(near.map { "; did you mean \($0)?" } ?? "")"
+                    "unknown key, ignored (ATS ignores it too)\(KeySuggestion.phrase(for: key, among: known))"
                 )
             }
         }
         return fields
-    }
-
-    /// The Levenshtein distance of `a` and `b`, or `limit + 1` when it is larger (a misspelt key
-    /// is one or two edits from the key meant).
-    static func editDistance(_ a: String, _ b: String, atMost limit: Int) -> Int {
-        let a = Array(a.utf8)
-        let b = Array(b.utf8)
-        guard abs(a.count - b.count) <= limit, a.count <= 64, b.count <= 64 else { return limit + 1 }
-        var previous = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return min(previous[b.count], limit + 1)
     }
 
     /// A `<true/>` or `<false/>` (in OpenStep, `YES`, `NO`, `true`, `false`, `1` or `0`); an
@@ -291,12 +273,8 @@ private struct InfoPlistReader {
         -> TLSVersion?
     {
         guard let text = self.string(fields, key, path) else { return nil }
-        // ATS's spellings only: TLSv1.0 to TLSv1.3.
-        guard text.hasPrefix("TLSv"), let version = TLSVersion(text) else {
-            throw self.fail(
-                "\(path).\(key)",
-                "'\(text.prefix(40))' is not an ATS TLS version (TLSv1.0, TLSv1.1, TLSv1.2 or TLSv1.3)"
-            )
+        guard let version = TLSVersion(atsName: text) else {
+            throw self.fail("\(path).\(key)", TLSVersion.refusal(of: text))
         }
         return version
     }

@@ -7,9 +7,10 @@ extension TransportSecurityPolicy {
     /// A relative certificate path under `trustAnchors` is resolved against the folder that holds
     /// the policy file, so a policy and its CA file can move together.
     ///
-    /// - Parameter path: the policy file.
-    /// - Throws: ``ServerTrustError/Code/unreadableFile``, or ``ServerTrustError/Code/invalidPolicyFile``
-    ///   as ``init(json:)`` does.
+    /// - Parameter path: the policy file; a relative path starts from the current directory.
+    /// - Throws: ``ServerTrustError/Code/unreadableFile`` with the absolute path (escaped for
+    ///   printing) and why: no such file, permission denied, or a directory; or
+    ///   ``ServerTrustError/Code/invalidPolicyFile`` as ``init(json:)`` does.
     public init(contentsOfFile path: String) throws(ServerTrustError) {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         try self.init(json: try readFile(path, what: "the policy file"), relativeTo: folder)
@@ -65,6 +66,12 @@ extension TransportSecurityPolicy {
     /// folder (``init(contentsOfFile:)``) or the folder given to ``init(json:relativeTo:)``; with
     /// ``init(json:)`` it is refused.
     ///
+    /// `minimumTLSVersion` is spelt as ATS's `NSExceptionMinimumTLSVersion` is, exactly:
+    /// `TLSv1.0`, `TLSv1.1`, `TLSv1.2` or `TLSv1.3` (``TLSVersion/init(atsName:)``, the Info.plist
+    /// reader's rule too); `TLS1.2` or `tlsv1.3` is refused, with the spelling meant. An unknown
+    /// key is refused with the known key it is one or two edits from, if any ("did you mean
+    /// allowsArbitraryLoads?"), as the Info.plist reader warns.
+    ///
     /// The CT log list is not part of the file: set ``certificateTransparency``'s `logList` in
     /// code (from a list the app ships or fetches). A host that requires CT without one is
     /// refused.
@@ -91,16 +98,6 @@ extension TransportSecurityPolicy {
         let root = try JSONValue.parse(json, failing: .invalidPolicyFile, what: "the policy")
         var reader = PolicyReader(baseDirectory: directory)
         self = try reader.policy(root)
-    }
-}
-
-/// The contents of the file at `path`.
-/// - Throws: ``ServerTrustError/Code/unreadableFile`` naming `what` and the path.
-func readFile(_ path: String, what: String) throws(ServerTrustError) -> Data {
-    do {
-        return try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-        throw ServerTrustError(.unreadableFile, "cannot read \(what) '\(path)'")
     }
 }
 
@@ -205,7 +202,10 @@ struct PolicyReader {
             throw self.fail(path, "expected an object, found \(value.typeName)")
         }
         if let unknown = fields.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw self.fail(path + "." + unknown, "unknown key (allowed: \(allowed.sorted().joined(separator: ", ")))")
+            throw self.fail(
+                path + "." + unknown,
+                "unknown key\(KeySuggestion.phrase(for: unknown, among: allowed)) (allowed: \(allowed.sorted().joined(separator: ", ")))"
+            )
         }
         return fields
     }
@@ -228,8 +228,8 @@ struct PolicyReader {
 
     func tlsVersion(_ fields: [String: JSONValue], _ path: String) throws(ServerTrustError) -> TLSVersion? {
         guard let text = try self.string(fields, "minimumTLSVersion", path) else { return nil }
-        guard let version = TLSVersion(text) else {
-            throw self.fail(path + ".minimumTLSVersion", "'\(text)' is not a TLS version (use TLSv1.2 or TLSv1.3)")
+        guard let version = TLSVersion(atsName: text) else {
+            throw self.fail(path + ".minimumTLSVersion", TLSVersion.refusal(of: text))
         }
         return version
     }

@@ -90,13 +90,17 @@ extension TrustAnchors {
 /// - Throws: ``ServerTrustError/Code/unreadableFile`` naming the path.
 func readAnchorFile(_ path: String) throws(ServerTrustError) -> [UInt8] {
     let limit = TrustAnchors.maximumCertificateFileSize
+    let url = URL(fileURLWithPath: path).standardizedFileURL
+    if let reason = FileReadFailure.reasonBeforeReading(url) {
+        throw FileReadFailure.error("the certificate file", url, reason)
+    }
     let data: Data?
     do {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         data = try handle.read(upToCount: limit + 1)
     } catch {
-        throw ServerTrustError(.unreadableFile, "cannot read the certificate file '\(path)'")
+        throw FileReadFailure.error("the certificate file", url, FileReadFailure.reason(url))
     }
     let bytes = data.map(Array.init) ?? []
     guard bytes.count <= limit else {
