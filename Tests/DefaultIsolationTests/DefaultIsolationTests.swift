@@ -59,6 +59,7 @@ struct DefaultIsolationTests {
 
     #if TestServers
     /// A reference server with Ada, and the quick start's policy file trusting its CA and pinning it.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static func withServer(
         _ body: (ReferenceAuthServer, _ policyFile: URL, _ folder: URL) async throws -> Void
     ) async throws {

@@ -33,7 +33,8 @@ func loadProfile(api: URL, policyFile: String, email: String, password: String, 
     return try await withSecureAPIClient(configuration) { client in
         try await client.signIn(.post("auth/login", body: .json(Login(email: email, password: password)), requiresAuthentication: false))
         // The token is attached, refreshed once when it expires, and a 401 is retried once.
-        // Failures are APIError: .invalidCredentials, .signedOut, .unauthorized, .transportFailure (pins, trust, TLS), …
+        // signIn and send fail with APIError: .invalidCredentials, .signedOut, .unauthorized, .transportFailure (pins, trust, TLS), …;
+        // the policy file's errors (above) are ServerTrustError: .unreadableFile, .invalidPolicyFile with its key path.
         // Its message says why, for you; error.userMessage is a sentence for users, never the server's text.
         return try await client.send(Request<Profile>.get("user/profile"))
     }
