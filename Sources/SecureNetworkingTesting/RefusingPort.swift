@@ -34,7 +34,7 @@ private struct RefusingPort {
     let number: Int
 
     init() throws {
-        #if os(Linux)
+        #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)

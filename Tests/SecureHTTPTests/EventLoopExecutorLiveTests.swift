@@ -35,6 +35,7 @@ struct EventLoopExecutorLiveTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func aTaskPreferringTheExecutorRunsOnItsEventLoop() async throws {
         try await self.withTwoLoops { group in
             let loops = Array(group.makeIterator())
@@ -49,6 +50,7 @@ struct EventLoopExecutorLiveTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func theTransportOpensTheConnectionOnTheCallersLoopAndResumesItThere() async throws {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
             try await self.withTwoLoops { group in
@@ -76,6 +78,7 @@ struct EventLoopExecutorLiveTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func anIdleConnectionOnTheCallersLoopIsPreferredOverANewerOneElsewhere() async throws {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain())) { server in
             try await self.withTwoLoops { group in
@@ -112,6 +115,7 @@ struct EventLoopExecutorLiveTests {
         }
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test(arguments: WireProtocol.allCases)
     func aRequestSentFromTheLoopIsCancelledMidExchange(over wire: WireProtocol) async throws {
         let gate = LoopbackHTTPServer.Gate()

@@ -171,6 +171,7 @@ struct LoopbackHTTP2ServerTests {
 /// The reference auth server's HTTP/2, checked with AsyncHTTPClient.
 @Suite("ReferenceAuthServer: HTTP/2")
 struct ReferenceServerHTTP2Tests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test(arguments: [true, false])
     func theReferenceServerNegotiatesHTTP2OnlyWhenAsked(servesHTTP2: Bool) async throws {
         var configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain())

@@ -66,6 +66,7 @@ struct ReadmeTransportExampleTests {
         try self.expectREADMEShowsThisFilesCode(after: "A request loop on the transport's event loops")
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
     @Test func theEventLoopExampleFetchesEveryPath() async throws {
         try await withLoopbackHTTPServer(Live.tls(try Live.pki.validChain()), handler: { .text($0.uri) }) { server in
             try await withTransport { transport in

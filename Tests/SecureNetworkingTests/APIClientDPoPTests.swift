@@ -10,6 +10,7 @@ import Testing
 /// gets nowhere without the key.
 @Suite("API client with DPoP")
 struct APIClientDPoPTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static let login = Request<TokenResponse>.post(
         "auth/login",
         body: .json(LoginBody(email: ReferenceFixture.alice.email, password: ReferenceFixture.alice.password)),

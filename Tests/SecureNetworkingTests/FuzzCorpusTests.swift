@@ -76,6 +76,7 @@ struct FuzzCorpusTests {
         #expect(try await store.data(forKey: "bin") == Data([0, 1, 2, 3]))
     }
 
+    @available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *)
     @Test func theEnvelopeSeedsOpenWithTheHarnessKeys() throws {
         // The sealed-envelope target reads one choice byte (the associated data) first.
         let sealer = try Sealer(key: SymmetricKey(data: [UInt8](repeating: 0x42, count: 32)))

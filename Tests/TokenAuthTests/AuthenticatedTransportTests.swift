@@ -241,6 +241,7 @@ struct AuthenticatedTransportTests {
 
     /// A DPoP-bound session at the reference server, through the wrapper over `NIOHTTPTransport`:
     /// a signer without a nonce is challenged, answers once, and is served; nothing is refreshed.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aDPoPBoundSessionIsServedByTheReferenceServer() async throws {
         try await DPoPTests().withWorld({ $0.requiresDPoPNonce = true }) { world in
             let signer = DPoPSigner(key: DPoPKey())

@@ -132,12 +132,14 @@ struct AuthorizationCodeTests {
 
     // MARK: Against the reference server
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static let user = ReferenceAuthServer.User(
         email: "ada@example.com",
         password: "analytical engine",
         displayName: "Ada"
     )
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     struct Flow {
         let server: ReferenceAuthServer
         let transport: NIOHTTPTransport
@@ -170,8 +172,8 @@ struct AuthorizationCodeTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     func withFlow(now: (@Sendable () -> Date)? = nil, _ body: (Flow) async throws -> Void) async throws {
-        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
         var configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain(), users: [Self.user])
         if let now { configuration.now = now }
         try await withReferenceAuthServer(configuration) { server in
@@ -188,6 +190,7 @@ struct AuthorizationCodeTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func theCodeIsExchangedOnceForTokensThatWork() async throws {
         try await withFlow { flow in
             let request = flow.request()
@@ -216,6 +219,7 @@ struct AuthorizationCodeTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aCodeNeedsItsVerifierClientAndRedirect() async throws {
         try await withFlow { flow in
             // Another request's verifier (an attacker who intercepted the code has no verifier).
@@ -252,6 +256,7 @@ struct AuthorizationCodeTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func anExpiredCodeIsRefused() async throws {
         let clock = TestClock(Date())
         try await withFlow(now: clock.function) { flow in
@@ -264,6 +269,7 @@ struct AuthorizationCodeTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func theServerRequiresPKCEWithS256AndARegisteredRedirect() async throws {
         try await withFlow { flow in
             let request = flow.request()
@@ -316,6 +322,7 @@ struct LoopbackRedirectReceiverTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aCommandLineAppSignsInThroughTheLoopbackRedirect() async throws {
         let receiver = try await LoopbackRedirectReceiver.start()
         #expect(receiver.redirectURI.absoluteString.hasPrefix("http://127.0.0.1:"))

@@ -20,6 +20,7 @@ import Darwin
 /// and a lock held too long is a clear error.
 @Suite("One refresh across processes", .serialized)
 struct CrossProcessRefreshTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static let user = ReferenceAuthServer.User(
         email: "ada@example.com",
         password: "analytical engine",
@@ -158,6 +159,7 @@ struct CrossProcessRefreshTests {
     }
 
     /// What the suspension test sees at the end.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     struct SuspensionOutcome {
         var taker: (status: Int32, lines: [String])
         var owner: (status: Int32, lines: [String])

@@ -15,6 +15,7 @@ import Testing
 /// reference server: refused without the key, a proof used once, nonce challenges answered with their nonce.
 @Suite("DPoP")
 struct DPoPTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static let user = ReferenceAuthServer.User(email: "ada@example.com", password: "correct horse", displayName: "Ada")
 
     /// A proof's header and claims, decoded (the signature checked against `key`).
@@ -136,6 +137,7 @@ struct DPoPTests {
 
     // MARK: - Against the reference server
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     struct World {
         let server: ReferenceAuthServer
         let transport: NIOHTTPTransport
@@ -184,11 +186,11 @@ struct DPoPTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     func withWorld(
         _ configure: (inout ReferenceAuthServer.Configuration) -> Void = { _ in },
         _ body: (World) async throws -> Void
     ) async throws {
-        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
         var configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain(), users: [Self.user])
         configure(&configuration)
         try await withReferenceAuthServer(configuration) { server in
@@ -204,6 +206,7 @@ struct DPoPTests {
 
     /// A token bound at sign-in works with its key's proof, and is refused as a bearer token,
     /// without a proof, and with another key's proof: a copied token is useless without the key.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test(arguments: [ReferenceAuthServer.TokenFormat.jwt, .opaque])
     func aStolenTokenIsRefusedWithoutTheKey(format: ReferenceAuthServer.TokenFormat) async throws {
         try await withWorld({ $0.tokenFormat = format }) { world in
@@ -254,6 +257,7 @@ struct DPoPTests {
     }
 
     /// A proof is accepted once (§11.1, `jti`), and only for its method, URI, token and time.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aReplayedOrMisdirectedProofIsRefused() async throws {
         try await withWorld { world in
             let signer = DPoPSigner(key: DPoPKey())
@@ -301,6 +305,7 @@ struct DPoPTests {
     /// §8: the token endpoint's `use_dpop_nonce` is answered with the nonce it supplied; later
     /// requests carry it unasked; a server that never accepts one gets
     /// `DPoPNonceRetry.maximumRetries` retries, then a typed error that names the nonce problem.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aNonceChallengeIsAnsweredWithItsNonce() async throws {
         try await withWorld({ $0.requiresDPoPNonce = true }) { world in
             let signer = DPoPSigner(key: DPoPKey())

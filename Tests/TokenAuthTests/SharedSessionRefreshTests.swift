@@ -13,6 +13,7 @@ import Testing
 /// it spend the same refresh token twice and the server revokes the session.
 @Suite("One refresh across handles of a shared store")
 struct SharedSessionRefreshTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static let user = ReferenceAuthServer.User(
         email: "ada@example.com",
         password: "analytical engine",

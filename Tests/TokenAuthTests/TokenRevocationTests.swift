@@ -13,6 +13,7 @@ import Testing
 /// best effort and bounded: the session always ends locally first.
 @Suite("Revocation on sign-out")
 struct TokenRevocationTests {
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     static let user = ReferenceAuthServer.User(
         email: "ada@example.com",
         password: "analytical engine",
@@ -20,12 +21,12 @@ struct TokenRevocationTests {
     )
 
     /// A signed-in manager against the reference server, its endpoint and the server.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     func withSession(
         revocation: Bool = true,
         configure: (inout TokenManager.Configuration) -> Void = { _ in },
         _ body: (TokenManager, OAuthTokenEndpoint, ReferenceAuthServer, InMemoryStore) async throws -> Void
     ) async throws {
-        guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
         let configuration = ReferenceAuthServer.Configuration(chain: try Live.pki.validChain(), users: [Self.user])
         try await withReferenceAuthServer(configuration) { server in
             try await withNIOHTTPTransport(configuration: Live.configuration) { transport in
@@ -49,9 +50,9 @@ struct TokenRevocationTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func signOutRevokesTheRefreshTokenAtTheServer() async throws {
         try await withSession { manager, endpoint, server, store in
-            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
             let refreshToken = try #require(try await manager.currentBundle()?.refreshToken)
             await manager.signOut()
             #expect(await manager.revocationOutcomes == [.completed])
@@ -65,11 +66,11 @@ struct TokenRevocationTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func inactivitySignOutRevokesToo() async throws {
         let clock = TestClock(Date())
         // The inactivity path, on a manager with an injected clock.
         try await withSession { manager, endpoint, server, store in
-            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
             let bundle = try #require(try await manager.currentBundle())
             let idle = TokenManager(
                 store: store,
@@ -88,9 +89,9 @@ struct TokenRevocationTests {
         }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func withoutARevocationEndpointNothingIsSent() async throws {
         try await withSession(revocation: false) { manager, _, server, _ in
-            guard #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) else { return }
             let before = server.statistics.requests
             await manager.signOut()
             #expect(server.statistics.requests == before)

@@ -38,7 +38,7 @@ final class LoopbackOutage: Sendable {
     var baseURL: URL { URL(string: "https://localhost:\(self.port)/")! }
 
     init(upstreamPort: Int) throws {
-        #if os(Linux)
+        #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
