@@ -70,7 +70,7 @@ STUBS = os.path.join(ROOT, "AppleInterfaceStubs")
 WORK = os.path.join(STUBS, ".build", "availability")
 FIXTURE = os.path.join(STUBS, "Fixtures", "PlantedMisuse", "PlantedMisuse.swift")
 # The stub modules, in dependency order (as typecheck.py builds them).
-STUB_MODULES = ["Security", "LocalAuthentication", "AuthenticationServices", "CryptoKit", "SwiftUI"]
+from typecheck import STUB_MODULES  # noqa: E402  (the stub modules, in dependency order)
 # Apple platforms a pass can be for, by SwiftPM's dump-package name.
 APPLE = {"macos": "macOS", "ios": "iOS", "tvos": "tvOS", "watchos": "watchOS", "visionos": "visionOS"}
 # Every platform name `@available` knows; an attribute naming one of these other than the pass's is
@@ -84,15 +84,8 @@ PLATFORM_NAMES = {
 }
 ALIASES = {"OSX": "macOS", "xrOS": "visionOS"}
 OS_PREFIX = "AVAILABILITY_OS_"
-# Flags of SwiftPM's invocation that produce outputs or drive incremental builds.
-DROP_WITH_VALUE = {
-    "-emit-module-path", "-output-file-map", "-index-store-path", "-emit-objc-header-path",
-    "-module-cache-path",
-}
-DROP = {
-    "-emit-dependencies", "-emit-module", "-incremental", "-c", "-enable-batch-mode",
-    "-serialize-diagnostics", "-parseable-output", "-emit-objc-header",
-}
+# SwiftPM's invocation without its outputs: the one rule typecheck.py applies too.
+from typecheck import DROP, DROP_WITH_VALUE, split_invocation  # noqa: E402
 
 
 # ---------------------------------------------------------------------------------------------
@@ -468,25 +461,6 @@ def package_modules(manifest):
         visit(name, set())
     return order
 
-
-def split_invocation(original):
-    """SwiftPM's arguments without its outputs, and the module's source files."""
-    flags, sources, skip = [], [], False
-    for arg in original[1:]:
-        if skip:
-            skip = False
-            continue
-        if arg in DROP_WITH_VALUE:
-            skip = True
-            continue
-        if arg in DROP or arg.startswith("-j"):
-            continue
-        if arg.startswith("@") and arg.endswith("/sources"):
-            with open(arg[1:]) as listing:
-                sources = [line.strip() for line in listing if line.strip()]
-            continue
-        flags.append(arg)
-    return flags, sources
 
 
 def read(path):

@@ -98,14 +98,9 @@ def apple_test_targets():
                 break
     return targets
 
-
-def typecheck(module, original):
-    """Type-checks `module` (SwiftPM's arguments `original`) under the stubs, and emits it for
-    the modules that depend on it. Returns whether it succeeded."""
-    # The stubs, then the modules already checked under them, then SwiftPM's own paths.
-    flags = ["-I", OUT, "-I", CHECKED_OUT]
-    sources = []
-    skip = False
+def split_invocation(original):
+    """SwiftPM's arguments without its outputs, and the module's source files."""
+    flags, sources, skip = [], [], False
     for arg in original[1:]:
         if skip:
             skip = False
@@ -120,6 +115,15 @@ def typecheck(module, original):
                 sources = [line.strip() for line in listing if line.strip()]
             continue
         flags.append(arg)
+    return flags, sources
+
+
+def typecheck(module, original):
+    """Type-checks `module` (SwiftPM's arguments `original`) under the stubs, and emits it for
+    the modules that depend on it. Returns whether it succeeded."""
+    # The stubs, then the modules already checked under them, then SwiftPM's own paths.
+    own_flags, sources = split_invocation(original)
+    flags = ["-I", OUT, "-I", CHECKED_OUT] + own_flags
     checks = os.path.join(STUBS, "Checks", module)
     if os.path.isdir(checks):
         sources += sorted(os.path.join(checks, f) for f in os.listdir(checks) if f.endswith(".swift"))
