@@ -218,6 +218,8 @@ let package = Package(
             name: "SecurityAudit",
             dependencies: [
                 "SecureNetworkingInternal",
+                // OutsideText: one escaping rule for file names in the text and annotation output.
+                "ServerTrust",
                 .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Tools"])),
                 .product(name: "SwiftParser", package: "swift-syntax", condition: .when(traits: ["Tools"])),
             ],
@@ -259,6 +261,8 @@ let package = Package(
         .target(
             name: "SecureNetworkingDemo",
             dependencies: nioDependencies + [
+                // PrivateFileWriter and RegularFileReader: securenet serve's folder.
+                "SecureNetworkingInternal",
                 "SecureNetworking",
                 "SecureSession",
                 "SecureStorage",

@@ -140,7 +140,7 @@ final class RotationSession: Sendable {
         let events = PinUpdateEvents()
         var updaterConfiguration = PinUpdater.Configuration(
             url: world.server.baseURL.appendingPathComponent(".well-known/securenet-pins.json"),
-            verifier: try PinUpdateVerifier(trustedKeys: [world.pinUpdateKey.publicKey]),
+            verifier: try PinUpdateVerifier(trustedKeys: [world.pinUpdateKey.publicKey], audience: Self.audience),
             compiledPins: compiled,
             store: world.store,
             fetchTransport: fetchTransport
@@ -178,9 +178,13 @@ final class RotationSession: Sendable {
         return session
     }
 
+    /// The audience of the demo app's pin-set updates.
+    static let audience = "com.example.demo"
+
     /// A document for `localhost`, valid for 90 days from `now`.
     static func document(version: UInt64, pins: [Pin], at now: Date) throws -> PinSetUpdate {
         try PinSetUpdate(
+            audience: Self.audience,
             version: version,
             issuedAt: now,
             notAfter: now.addingTimeInterval(90 * 86_400),

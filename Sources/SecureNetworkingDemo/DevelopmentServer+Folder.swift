@@ -1,6 +1,7 @@
 #if Tools
 import Foundation
 import SecureNetworking
+import SecureNetworkingInternal
 import SecureNetworkingTesting
 import X509
 
@@ -63,6 +64,10 @@ struct DevelopmentFolder: Sendable {
         /// The signed pin-set update the server publishes.
         static let pinSetUpdate = "pins.signed.json"
     }
+
+    /// The audience of the pin-set updates the folder's key signs (``PinSetUpdate/audience``):
+    /// an app that fetches them from this server gives it to its `PinUpdateVerifier`.
+    static let pinUpdateAudience = "securenet-dev"
 
     /// The files a reused folder must have, all of them: the CA certificates and every key.
     static let kept = [
@@ -313,11 +318,13 @@ struct DevelopmentFolder: Sendable {
         (try? FileManager.default.attributesOfItem(atPath: self.url(name).path)) != nil
     }
 
+    /// The text of the file `name`: a regular file of at most 1 MiB (a FIFO or a device put in
+    /// its place is refused at once, not waited on or read without end).
     private func text(_ name: String) throws -> String {
         do {
-            return String(decoding: try Data(contentsOf: self.url(name)), as: UTF8.self)
+            return String(decoding: try RegularFileReader.read(self.url(name).path, limit: 1 << 20), as: UTF8.self)
         } catch {
-            throw self.unreadable(name, "cannot be read")
+            throw self.unreadable(name, "cannot be read: \(error.reason)")
         }
     }
 
@@ -370,34 +377,25 @@ struct DevelopmentFolder: Sendable {
 
     // MARK: - Writing
 
-    /// Creates the file `name` with `mode` from its first byte (`O_EXCL`: an existing file, or
-    /// a symbolic link in its place, is refused, never written through).
-    private func createNew(_ name: String, _ contents: Data, mode: mode_t) throws {
+    /// Creates the file `name` with `mode` from its first byte (``PrivateFileWriter``, `O_EXCL`:
+    /// an existing file, or a symbolic link in its place, is refused, never written through).
+    private func createNew(_ name: String, _ contents: Data, mode: Int) throws {
         let path = self.url(name).path
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard fd >= 0 else {
-            throw DevelopmentServerError(
-                .unwritableFile,
-                errno == EEXIST
-                    ? "\(path) appeared while the folder was being written; nothing was overwritten"
-                    : "cannot create \(path)"
-            )
-        }
-        defer { close(fd) }
-        // The umask may only have taken bits away; set the mode exactly.
-        let written =
-            fchmod(fd, mode) == 0
-            && contents.withUnsafeBytes { raw -> Bool in
-                var offset = 0
-                while offset < raw.count {
-                    let count = systemWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-                    if count < 0, errno == EINTR { continue }
-                    guard count > 0 else { return false }
-                    offset += count
-                }
-                return true
+        do {
+            try PrivateFileWriter.create(path, contents: contents, mode: mode)
+        } catch {
+            switch error {
+            case .exists, .symbolicLink:
+                throw DevelopmentServerError(
+                    .unwritableFile,
+                    "\(path) appeared while the folder was being written; nothing was overwritten"
+                )
+            case .cannotCreate:
+                throw DevelopmentServerError(.unwritableFile, "cannot create \(path)")
+            case .cannotWrite:
+                throw DevelopmentServerError(.unwritableFile, "cannot write \(path)")
             }
-        guard written else { throw DevelopmentServerError(.unwritableFile, "cannot write \(path)") }
+        }
     }
 
     /// Replaces the public file `name` (a certificate issued again) by renaming a new file over
@@ -430,6 +428,7 @@ struct DevelopmentFolder: Sendable {
     /// backup, valid for 90 days.
     static func firstUpdate(pins: [(name: String, pin: Pin)], key: PinUpdateSigningKey, now: Date) throws -> String {
         let update = try PinSetUpdate(
+            audience: Self.pinUpdateAudience,
             version: 1,
             issuedAt: now,
             notAfter: now.addingTimeInterval(90 * 86_400),
@@ -457,8 +456,4 @@ struct DevelopmentFolder: Sendable {
     }
 }
 
-/// `write(2)`, named apart from any member called `write`.
-private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(fd, buffer, count)
-}
 #endif

@@ -3,6 +3,7 @@ public import Foundation
 import NIOConcurrencyHelpers
 import NIOPosix
 import SecureNetworking
+import SecureNetworkingInternal
 
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 extension DevelopmentServer {
@@ -16,9 +17,10 @@ extension DevelopmentServer {
         /// is still served.
         public let published: Bool
         /// Why the file is not published; or, when it is, why an app that trusts the folder's
-        /// update key and compiles in its policy file's pins would refuse it (a document signed
-        /// by another key, expired, not newer than the one served before, dropping `localhost`):
-        /// the code and message of the app's `ServerTrustError`. Nil when such an app applies it.
+        /// update key for the audience `securenet-dev` and compiles in its policy file's pins
+        /// would refuse it (a document signed by another key or for another audience, expired,
+        /// not newer than the one served before, dropping `localhost`): the code and message of
+        /// the app's `ServerTrustError`. Nil when such an app applies it.
         public let problem: String?
         /// The file's name, for ``description``.
         let file: String
@@ -87,7 +89,9 @@ final class PinSetPublisher: Sendable {
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     func look(now: Date) -> DevelopmentServer.Publication? {
         let exists = FileManager.default.fileExists(atPath: self.file.path)
-        let contents = exists ? try? Data(contentsOf: self.file) : nil
+        // A regular file of at most 1 MiB: a FIFO or a device in its place is unreadable at
+        // once, never waited on or read without end.
+        let contents = exists ? try? RegularFileReader.read(self.file.path, limit: 1 << 20) : nil
         let unchanged = self.state.withLockedValue { state in
             defer { state.seen = (exists, contents) }
             return state.seen.map { $0.exists == exists && $0.contents == contents } ?? false
@@ -122,12 +126,16 @@ final class PinSetPublisher: Sendable {
         )
     }
 
-    /// Why an app that trusts ``updateKey``, compiles in the policy file's pins and applied
+    /// Why an app that trusts ``updateKey`` for the folder's audience
+    /// (``DevelopmentFolder/pinUpdateAudience``), compiles in the policy file's pins and applied
     /// `appliedVersion` would refuse `envelope`; nil when it would apply it.
     private func appRefusal(_ envelope: Data, appliedVersion: UInt64?, now: Date) -> String? {
         let compiled = (try? TransportSecurityPolicy(contentsOfFile: self.policyFile.path))?.pinning ?? .none
         do {
-            _ = try PinUpdateVerifier(trustedKeys: [self.updateKey]).verify(
+            _ = try PinUpdateVerifier(
+                trustedKeys: [self.updateKey],
+                audience: DevelopmentFolder.pinUpdateAudience
+            ).verify(
                 envelope,
                 current: compiled,
                 compiled: compiled,

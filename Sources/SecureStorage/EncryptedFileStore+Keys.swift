@@ -140,23 +140,20 @@ extension EncryptedFileStore {
     /// Creates a key file with 32 random bytes and mode 0600; if another writer created it first,
     /// reads that one instead.
     ///
-    /// The key is written to a temporary file, synced, then `link`ed into place, so the key file
-    /// never exists half-written and an existing one is never replaced.
+    /// The key is written to a temporary file (``PrivateFileWriter``: `O_EXCL | O_NOFOLLOW`, mode
+    /// 0600 from its first byte, synced), then `link`ed into place, so the key file never exists
+    /// half-written or readable by others, and an existing one is never replaced.
     static func createKeyFile(_ path: String) throws(SecureStoreError) -> SymmetricKey {
         let directory = (path as NSString).deletingLastPathComponent
         try POSIXFile.createDirectory(directory.isEmpty ? "." : directory)
         let temporary = "\(path).\(POSIXFile.uniqueSuffix()).tmp"
-        guard let fd = try POSIXFile.open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode: 0o600) else {
-            throw SecureStoreError(.keyUnavailable, "cannot create the key file \(path)")
-        }
-        defer { try? POSIXFile.remove(temporary) }
         let key = SymmetricKey(size: .bits256)
         do {
-            defer { POSIXFile.close(fd) }
-            try POSIXFile.setMode(fd, 0o600, path: temporary)
-            try POSIXFile.writeAll(fd, key.withUnsafeBytes { Data($0) }, path: temporary)
-            try POSIXFile.synchronize(fd, path: temporary)
+            try PrivateFileWriter.create(temporary, contents: key.withUnsafeBytes { Data($0) }, mode: 0o600)
+        } catch {
+            throw SecureStoreError(.ioFailure, "cannot create the key file \(path): \(error.reason)")
         }
+        defer { try? POSIXFile.remove(temporary) }
         guard try POSIXFile.linkIfAbsent(temporary, at: path) else {
             guard let existing = try Self.readKeyFile(path) else {
                 throw SecureStoreError(.keyUnavailable, "the key file \(path) vanished while being created")

@@ -21,6 +21,8 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
             case pinUpdateTooLarge, malformedPinUpdate, unknownPinUpdateKey, invalidPinUpdateSignature
             case pinUpdateRollback, pinUpdateNotYetValid, pinUpdateExpired, pinUpdateDropsHost
             case invalidPinUpdateKey
+            // issue 51 item 6
+            case pinUpdateWrongAudience, invalidPinUpdateAudience
         }
 
         fileprivate let base: Base
@@ -134,6 +136,13 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
         public static let pinUpdateDropsHost = Code(base: .pinUpdateDropsHost)
         /// A pin-update key is not an Ed25519 or ECDSA P-256 key in the expected encoding.
         public static let invalidPinUpdateKey = Code(base: .invalidPinUpdateKey)
+
+        // issue 51 item 6
+        /// A pin-set update is for another ``PinSetUpdate/audience`` (another app, or another
+        /// environment of this one) than the verifier's ``PinUpdateVerifier/audience``.
+        public static let pinUpdateWrongAudience = Code(base: .pinUpdateWrongAudience)
+        /// A verifier's audience is not an audience (see ``PinUpdateVerifier/init(trustedKeys:audience:)``).
+        public static let invalidPinUpdateAudience = Code(base: .invalidPinUpdateAudience)
     }
 
     /// What went wrong, as a stable code.
@@ -146,10 +155,15 @@ public struct ServerTrustError: Error, Hashable, Sendable, CustomStringConvertib
 
     /// Creates an error; used by transports that report a ServerTrust reason of their own.
     /// Never put a secret in `message`.
+    ///
+    /// Each line of `message` and the key path go through ``OutsideText/escaped(_:)`` (issue 51
+    /// item 10): what a server or a file chose and reached the text unescaped still cannot
+    /// rewrite the terminal or start a CI workflow command. A name inserted into a message is
+    /// escaped where it is inserted, so that it cannot add a line either.
     public init(_ code: Code, _ message: String, keyPath: String? = nil) {
         self.code = code
-        self.message = message
-        self.keyPath = keyPath
+        self.message = OutsideText.escapedLines(message)
+        self.keyPath = keyPath.map(OutsideText.escaped)
     }
 
     /// `code: message`.

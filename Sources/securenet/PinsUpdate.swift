@@ -12,11 +12,13 @@ struct PinsKeygen: ParsableCommand {
         abstract:
             "Make a key that signs pin-set updates: the private key (keep it offline) and the public key to compile into the app.",
         discussion: """
-            Writes the private key (PEM PRIVATE KEY, PKCS #8, mode 0600) to --out and the public \
-            key (PEM PUBLIC KEY) beside it with .pub added before .pem, and prints the key id \
-            (sha256/ of the public key's SubjectPublicKeyInfo). Make two keys: the app trusts both, \
-            you sign with one and keep the other in reserve, so the update key itself can rotate. \
-            Refuses to overwrite a file. Exit status: 0 written, 1 an error, 64 a usage error.
+            Writes the private key (PEM PRIVATE KEY, PKCS #8) to --out, created new with mode 0600 \
+            from its first byte, and the public key (PEM PUBLIC KEY, 0644) beside it with .pub \
+            added before .pem, and prints the key id (sha256/ of the public key's \
+            SubjectPublicKeyInfo). Make two keys: the app trusts both, you sign with one and keep \
+            the other in reserve, so the update key itself can rotate. Refuses to overwrite a file \
+            or to write through a symbolic link. Exit status: 0 written, 1 an error, 64 a usage \
+            error.
             """
     )
 
@@ -35,22 +37,28 @@ struct PinsKeygen: ParsableCommand {
         }
         let key = PinUpdateSigningKey.generate(chosen)
         let publicPath = Self.publicPath(for: self.out)
-        for path in [self.out, publicPath] where FileManager.default.fileExists(atPath: path) {
-            throw PinsCommandFailure("\(path) exists; not overwritten")
+        // Only to say so before a key is made (a symbolic link counts as there, even a dangling
+        // one); the creation itself refuses (O_EXCL) whatever appears meanwhile.
+        if (try? FileManager.default.attributesOfItem(atPath: publicPath)) != nil {
+            throw PinsCommandFailure("\(OutsideText.quoted(publicPath)): \(PrivateFileWriter.Failure.exists.reason)")
         }
-        guard
-            FileManager.default.createFile(
-                atPath: self.out,
-                contents: Data((key.pemEncoded + "\n").utf8),
-                attributes: [.posixPermissions: 0o600]
-            )
-        else {
-            throw PinsCommandFailure("cannot write \(self.out)")
+        // O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600 from the first byte: no moment in which
+        // another user could open the key.
+        do {
+            try PrivateFileWriter.create(self.out, contents: Data((key.pemEncoded + "\n").utf8), mode: 0o600)
+        } catch {
+            throw PinsCommandFailure("\(OutsideText.quoted(self.out)): \(error.reason)")
         }
         do {
-            try Data((key.publicKey.pemEncoded + "\n").utf8).write(to: URL(fileURLWithPath: publicPath))
+            try PrivateFileWriter.create(
+                publicPath,
+                contents: Data((key.publicKey.pemEncoded + "\n").utf8),
+                mode: 0o644
+            )
         } catch {
-            throw PinsCommandFailure("cannot write \(publicPath)")
+            // Without its public half the key is of no use; nobody has seen it yet.
+            try? FileManager.default.removeItem(atPath: self.out)
+            throw PinsCommandFailure("\(OutsideText.quoted(publicPath)): \(error.reason); no key was written")
         }
         print("private key: \(self.out) (keep it offline; it never belongs in the app)")
         print("public key:  \(publicPath)")
@@ -73,23 +81,32 @@ struct PinsSign: AsyncParsableCommand {
             "Make a signed pin-set update from pins, from the chains of https:// URLs, or from a document you wrote.",
         discussion: """
             Examples:
-              securenet pins sign --key pin-update-key.pem --version 2 \\
-                --ca-pins 'api.example.com=sha256/AAA…,sha256/BBB…' --out pins.json
-              securenet pins sign --key pin-update-key.pem --version 3 --from-url https://api.example.com/
+              securenet pins sign --key pin-update-key.pem --audience com.example.app/production \\
+                --version 2 --ca-pins 'api.example.com=sha256/AAA…,sha256/BBB…' --out pins.json
+              securenet pins sign --key pin-update-key.pem --audience com.example.app/production \\
+                --version 3 --from-url https://api.example.com/
               securenet pins sign --key pin-update-key.pem --document pins-v4.json --out pins.json
 
-            The document (format securenet-pin-set-update/1) lists host patterns with their pins \
+            The document (format securenet-pin-set-update/1) names its audience (the app and \
+            environment it is for, which the app's PinUpdateVerifier requires) and lists host \
+            patterns with their pins \
             (pins: any certificate of the chain; ca-pins: an intermediate or the root; \
             leaf-pins: the leaf) or an explicit unpin. --from-url connects (chain validation \
             against the system roots or --ca, no pins), and pins the CA certificates of the \
             validated chain for the URL's host. An enforced set needs two pins (a backup). With \
-            --document its exact bytes are signed and checked first. The signed update (JSON) \
-            goes to --out or standard output. Exit status: 0 signed, 1 an error, 64 a usage error.
+            --document its exact bytes are signed and checked first (a key given twice in one \
+            object is refused: JSON readers disagree on which wins), and --audience, if given, \
+            must be the document's. What is signed (audience, version, validity, each pattern's \
+            pins) is printed on standard error first. The signed update (JSON) goes to --out or \
+            standard output. Exit status: 0 signed, 1 an error, 64 a usage error.
             """
     )
 
     @Option(help: "The private signing key (from securenet pins keygen, or openssl genpkey).")
     var key: String
+
+    @Option(help: "The app and environment the document is for, e.g. com.example.app/production.")
+    var audience: String?
 
     @Option(help: "The document's version: greater than every version published before.")
     var version: UInt64?
@@ -141,6 +158,11 @@ struct PinsSign: AsyncParsableCommand {
                 throw ValidationError("give pins (--pins, --ca-pins, --leaf-pins, --from-url), --unpin, or --document")
             }
             guard self.version != nil else { throw ValidationError("--version is required") }
+            guard self.audience != nil else {
+                throw ValidationError(
+                    "--audience is required: the app and environment, e.g. com.example.app/production"
+                )
+            }
         }
         guard self.validDays > 0, self.validDays <= 3_650 else {
             throw ValidationError("--valid-days is from 1 to 3650")
@@ -152,12 +174,21 @@ struct PinsSign: AsyncParsableCommand {
         let bytes: Data
         if let document {
             bytes = try readBytes(document, what: "the document")
-            _ = try PinSetUpdate(json: bytes)  // a document that does not parse is not signed
         } else {
             bytes = try await self.buildDocument().jsonData()
         }
-        let signed = try SignedPinSetUpdate(signing: bytes, with: signingKey)
+        // A document that does not parse (a key given twice included) is not signed.
         let update = try PinSetUpdate(json: bytes)
+        if let audience, audience != update.audience {
+            throw PinsCommandFailure(
+                "the document is for \(OutsideText.quoted(update.audience)), not \(OutsideText.quoted(audience)); nothing was signed"
+            )
+        }
+        var summary = StandardError()
+        for line in PinsVerify.summary(of: update) {
+            printEscaped(line, to: &summary)
+        }
+        let signed = try SignedPinSetUpdate(signing: bytes, with: signingKey)
         let publicHalf = signingKey.publicKey
         if let out {
             do {
@@ -218,6 +249,7 @@ struct PinsSign: AsyncParsableCommand {
         }
         let now = Date()
         return try PinSetUpdate(
+            audience: self.audience ?? "",
             version: self.version ?? 1,
             issuedAt: now,
             notAfter: now.addingTimeInterval(self.validDays * 86_400),
@@ -233,7 +265,7 @@ struct PinsVerify: ParsableCommand {
         abstract: "Verify a signed pin-set update against public keys, and print what it would change for each host.",
         discussion: """
             Runs the checks an app runs (size, signature by one of the --key keys, the document's \
-            format, validity at --at or now, rollback against --applied-version, no pinned pattern \
+            format, its audience against --audience, validity at --at or now, rollback against --applied-version, no pinned pattern \
             dropped without an unpin) against the pins of --policy (a JSON policy file's \
             pinnedDomains; none without it). Exit status: 0 verified, 1 refused (the reason's code \
             is printed), 64 a usage error.
@@ -245,6 +277,9 @@ struct PinsVerify: ParsableCommand {
 
     @Option(help: "A trusted public key (PEM PUBLIC KEY); repeat for several.")
     var key: [String] = []
+
+    @Option(help: "The app's audience, as its PinUpdateVerifier names it (e.g. com.example.app/production).")
+    var audience: String
 
     @Option(help: "The app's JSON policy file, whose pinnedDomains are the compiled-in pins.")
     var policy: String?
@@ -272,6 +307,7 @@ struct PinsVerify: ParsableCommand {
             let after: String
         }
         let verified: Bool
+        let audience: String?
         let version: UInt64?
         let issuedAt: Date?
         let notAfter: Date?
@@ -293,7 +329,7 @@ struct PinsVerify: ParsableCommand {
         let now = self.at.flatMap { InternetDateTime.parse($0) } ?? Date()
         let output: Output
         do {
-            let update = try PinUpdateVerifier(trustedKeys: keys).verify(
+            let update = try PinUpdateVerifier(trustedKeys: keys, audience: self.audience).verify(
                 envelope,
                 current: compiled,
                 compiled: compiled,
@@ -311,6 +347,7 @@ struct PinsVerify: ParsableCommand {
             }
             output = Output(
                 verified: true,
+                audience: update.audience,
                 version: update.version,
                 issuedAt: update.issuedAt,
                 notAfter: update.notAfter,
@@ -322,6 +359,7 @@ struct PinsVerify: ParsableCommand {
         } catch {
             output = Output(
                 verified: false,
+                audience: nil,
                 version: nil,
                 issuedAt: nil,
                 notAfter: nil,
@@ -336,6 +374,7 @@ struct PinsVerify: ParsableCommand {
         } else if output.verified {
             let formatter = ISO8601DateFormatter()
             print("verified: version \(output.version ?? 0), signed by key \(output.keyID ?? "?")")
+            print("  audience: \(OutsideText.quoted(output.audience ?? ""))")
             print(
                 "  valid:  \(output.issuedAt.map(formatter.string) ?? "?") … \(output.notAfter.map(formatter.string) ?? "?")"
             )
@@ -349,6 +388,24 @@ struct PinsVerify: ParsableCommand {
             print("securenet: refused: \(output.code ?? ""): \(output.refusal ?? "")", to: &standardError)
         }
         if !output.verified { throw ExitCode(1) }
+    }
+
+    /// What `update` says, as `pins sign` prints it before signing (the document as parsed,
+    /// which is what an app applies): its audience, version and validity, then each pattern's
+    /// pins or its unpin.
+    static func summary(of update: PinSetUpdate) -> [String] {
+        let formatter = ISO8601DateFormatter()
+        var lines = [
+            "signing: audience \(OutsideText.quoted(update.audience)), version \(update.version), "
+                + "valid \(formatter.string(from: update.issuedAt)) … \(formatter.string(from: update.notAfter))"
+        ]
+        for (pattern, entry) in update.entries.sorted(by: { $0.key.description < $1.key.description }) {
+            switch entry {
+            case .pinned(let set): lines.append("  \(pattern): \(Self.describe(set))")
+            case .unpinned: lines.append("  \(pattern): unpinned")
+            }
+        }
+        return lines
     }
 
     /// `ca-pins [sha256/…, sha256/…], expires …, report-only`.
@@ -375,11 +432,16 @@ func readText(_ path: String, what: String) throws -> String {
     String(decoding: try readBytes(path, what: what), as: UTF8.self)
 }
 
+/// The most bytes read from a key, a document or a signed update (each a few kilobytes).
+let maximumPinsInputSize = 1 << 20
+
+/// The contents of the regular file `path` (``RegularFileReader``): a FIFO or a device such as
+/// `/dev/zero` is refused before a byte is read, and nothing is read past 1 MiB.
 func readBytes(_ path: String, what: String) throws -> Data {
     do {
-        return try Data(contentsOf: URL(fileURLWithPath: path))
+        return try RegularFileReader.read(path, limit: maximumPinsInputSize)
     } catch {
-        throw PinsCommandFailure("cannot read \(what) '\(path)'")
+        throw PinsCommandFailure("cannot read \(what) \(OutsideText.quoted(path)): \(error.reason)")
     }
 }
 #endif

@@ -35,8 +35,11 @@ struct PolicyCheck: ParsableCommand {
             A source Info.plist written for Xcode's Info.plist preprocessor (#ifdef DEBUG lines, \
             INFOPLIST_PREPROCESS = YES) is refused with the line of its first directive unless -D \
             or --preprocess is given: then #if, #ifdef, #ifndef, #elif, #else and #endif are \
-            evaluated with the names given (defined(NAME), !, &&, ||, ==, !=, integers; an undefined \
-            name is 0) and the output says which branch was read.
+            evaluated with the names given as cpp -P -traditional evaluates them (the whole line with \
+            its backslash continuations, /* */ comments removed, C's integer operators, #define'd \
+            integers; an undefined name is 0) and the output says which branch was read. What it \
+            cannot evaluate as cpp would (a name defined as text, a function-like macro, a name the \
+            compiler predefines, // in a directive, an indented #) is refused with its line.
 
             Exit status: 0 the policy loads (warnings or not), 1 it does not (the error names the \
             key path or the line), 64 a usage error.
@@ -103,10 +106,10 @@ struct PolicyCheck: ParsableCommand {
             if self.json {
                 try printJSON(report)
             } else {
-                print(report.text)
+                printEscaped(report.text)
             }
         } catch let error as ServerTrustError {
-            print("securenet: \(self.file): \(error.message)", to: &standardError)
+            printEscaped("securenet: \(self.file): \(error.message)", to: &standardError)
             throw ExitCode(1)
         }
     }
@@ -209,9 +212,10 @@ struct PolicyCheck: ParsableCommand {
     func check(now: Date) throws -> Report {
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: self.file))
+            // A regular file of at most 8 MiB: a FIFO or /dev/zero is refused at once (issue 51 item 12).
+            data = try RegularFileReader.read(self.file, limit: 8 << 20)
         } catch {
-            throw ServerTrustError(.unreadableFile, "cannot read the file")
+            throw ServerTrustError(.unreadableFile, "cannot read the file: \(error.reason)")
         }
         let isPlist = Self.isPropertyList(data, path: self.file)
         let policy: TransportSecurityPolicy

@@ -24,8 +24,9 @@ struct Serve: AsyncParsableCommand {
             GET /.well-known/securenet-pins.json serves the signed pin-set update in \
             pins.signed.json (version 1 at first; 404 while the file is removed). To publish \
             another, sign it into that file while the server runs (or before the next run): \
-            securenet pins sign --key DIR/pin-update-key.pem --version 2 \
-            --ca-pins 'localhost=PIN,PIN' --out DIR/pins.signed.json. The file is read every \
+            securenet pins sign --key DIR/pin-update-key.pem --audience securenet-dev --version 2 \
+            --ca-pins 'localhost=PIN,PIN' --out DIR/pins.signed.json (the folder's updates are for \
+            the audience securenet-dev). The file is read every \
             second; each change is printed (with --json, as one JSON object a line), with the \
             reason an app that trusts the folder's update key and policy would refuse it, if any.
 
@@ -137,7 +138,7 @@ struct Serve: AsyncParsableCommand {
             )
         } catch let error as DevelopmentServerError {
             var standardError = StandardError()
-            print("securenet serve: \(error.code): \(error.message)", to: &standardError)
+            printEscaped("securenet serve: \(error.code): \(error.message)", to: &standardError)
             throw ExitCode(1)
         }
         let summary = development.summary

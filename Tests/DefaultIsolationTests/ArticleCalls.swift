@@ -72,7 +72,7 @@ func startPinUpdates(
     let updater = PinUpdater(
         configuration: .init(
             url: updateURL,
-            verifier: try PinUpdateVerifier(trustedKeys: updateKeys),
+            verifier: try PinUpdateVerifier(trustedKeys: updateKeys, audience: "com.example.app/production"),
             compiledPins: policy.pinning,
             store: store,
             fetchTransport: fetch

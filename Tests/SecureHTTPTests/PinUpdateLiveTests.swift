@@ -15,6 +15,7 @@ struct PinUpdateLiveTests {
 
     static func update(_ version: UInt64, _ pins: [Pin]) throws -> PinSetUpdate {
         try PinSetUpdate(
+            audience: "com.example.app",
             version: version,
             issuedAt: Date(timeIntervalSinceNow: -60),
             notAfter: Date(timeIntervalSinceNow: 86_400),

@@ -546,6 +546,7 @@ struct ReferenceAuthServerPinUpdateTests {
             #expect(none.string("error") == "not_found")
 
             let update = try PinSetUpdate(
+                audience: "com.example.app",
                 version: 3,
                 issuedAt: Date(),
                 notAfter: Date(timeIntervalSinceNow: 86_400),
@@ -558,7 +559,7 @@ struct ReferenceAuthServerPinUpdateTests {
             #expect(served.header("Content-Type") == "application/json")
             #expect(served.header("Cache-Control") == "no-store")
             #expect(served.body == envelope)
-            let verified = try PinUpdateVerifier(trustedKeys: [key.publicKey]).verify(
+            let verified = try PinUpdateVerifier(trustedKeys: [key.publicKey], audience: "com.example.app").verify(
                 served.body,
                 current: .none,
                 compiled: .none,

@@ -19,12 +19,15 @@ struct RotatingPinsArticle {
     }
 
     /// The set-up: a SecureAPIClient on a transport whose pins a PinUpdater keeps current.
-    func setUp(api: URL, policyFile: String, updateKeyPEM: String, reserveKeyPEM: String, store: any SecureStore) async throws -> Pinned {
+    func setUp(api: URL, policyFile: String, updateKeyPEM: String, reserveKeyPEM: String, audience: String, store: any SecureStore) async throws -> Pinned {
         let policy = try TransportSecurityPolicy(contentsOfFile: policyFile)
-        let verifier = try PinUpdateVerifier(trustedKeys: [
-            try PinUpdateKey(pemEncoded: updateKeyPEM),   // compiled into the app
-            try PinUpdateKey(pemEncoded: reserveKeyPEM),  // its reserve, whose private half you keep offline
-        ])
+        let verifier = try PinUpdateVerifier(
+            trustedKeys: [
+                try PinUpdateKey(pemEncoded: updateKeyPEM),   // compiled into the app
+                try PinUpdateKey(pemEncoded: reserveKeyPEM),  // its reserve, whose private half you keep offline
+            ],
+            audience: audience  // this app and environment: only documents signed for it are applied
+        )
 
         // The fetch validates the chain but does not pin: a transport pinned to the old keys could never
         // fetch the update that replaces them (the signature is what authenticates the document).
@@ -112,6 +115,7 @@ struct RotatingPinsArticleTests {
             policyFile: summary.policyFile.path,
             updateKeyPEM: try String(contentsOf: summary.pinUpdatePublicKeyFile, encoding: .utf8),
             reserveKeyPEM: reserve.publicKey.pemEncoded,
+            audience: "securenet-dev",
             store: InMemoryStore()
         )
         #expect(await pinned.updater.appliedVersion == 1)
@@ -149,7 +153,13 @@ struct RotatingPinsArticleTests {
         into file: URL
     ) throws {
         let now = Date()
-        let update = try PinSetUpdate(version: version, issuedAt: now, notAfter: now.addingTimeInterval(86_400), entries: entries)
+        let update = try PinSetUpdate(
+            audience: "securenet-dev",
+            version: version,
+            issuedAt: now,
+            notAfter: now.addingTimeInterval(86_400),
+            entries: entries
+        )
         try SignedPinSetUpdate(signing: update.jsonData(), with: key).envelope().write(to: file, options: .atomic)
     }
 }

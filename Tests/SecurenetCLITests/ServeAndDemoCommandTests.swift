@@ -91,6 +91,7 @@ struct ServeAndDemoCommandTests {
             [
                 "verify", try #require(summary["pinSetUpdateFile"] as? String),
                 "--key", try #require(summary["pinUpdatePublicKeyFile"] as? String),
+                "--audience", "securenet-dev",
                 "--policy", try #require(summary["policyFile"] as? String),
             ]
         )

@@ -97,7 +97,8 @@ struct ServeFolderCommandTests {
                 path,
                 [
                     "sign", "--key", directory.url.appendingPathComponent("pin-update-key.pem").path, "--version", "2",
-                    "--ca-pins", "localhost=\(pins["intermediate"]!),\(pins["root"]!)", "--out", file.path,
+                    "--audience", "securenet-dev", "--ca-pins", "localhost=\(pins["intermediate"]!),\(pins["root"]!)",
+                    "--out", file.path,
                 ]
             )
             #expect(sign.status == 0, "\(sign.error)")
@@ -124,7 +125,7 @@ struct ServeFolderCommandTests {
                 path,
                 [
                     "verify", file.path, "--key", directory.url.appendingPathComponent("pin-update-key.pub.pem").path,
-                    "--policy", directory.url.appendingPathComponent("policy.json").path,
+                    "--audience", "securenet-dev", "--policy", directory.url.appendingPathComponent("policy.json").path,
                 ]
             )
             #expect(verify.output.contains("verified: version 2"), "\(verify.error)")

@@ -116,7 +116,9 @@ struct PinSetUpdateTests {
         #expect(throws: ServerTrustError(.invalidPinUpdateKey, "")) {
             try PinUpdateSigningKey(pemEncoded: "not a key")
         }
-        #expect(throws: ServerTrustError(.invalidPinUpdateKey, "")) { try PinUpdateVerifier(trustedKeys: []) }
+        #expect(throws: ServerTrustError(.invalidPinUpdateKey, "")) {
+            try PinUpdateVerifier(trustedKeys: [], audience: "com.example.app")
+        }
     }
 
     // MARK: The document
@@ -148,43 +150,43 @@ struct PinSetUpdateTests {
         (#"{"format":"securenet-pin-set-update/2","version":1}"#, "$.format"),
         (#"{"version":1}"#, "$.format"),
         (
-            #"{"format":"securenet-pin-set-update/1","version":0,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":0,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
             "$.version"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1.5,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1.5,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
             "$.version"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"yesterday","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"yesterday","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
             "$.issuedAt"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2027-01-01T00:00:00Z","notAfter":"2026-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":true}}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2027-01-01T00:00:00Z","notAfter":"2026-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":true}}}"#,
             "$.notAfter"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{}}"#,
             "$.pinnedDomains"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":false}}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":false}}}"#,
             "$.pinnedDomains[\"a.com\"].unpin"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":true,"pins":[]}}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":true,"pins":[]}}}"#,
             "$.pinnedDomains[\"a.com\"].unpin"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"*":{"unpin":true}}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"*":{"unpin":true}}}"#,
             "$.pinnedDomains[\"*\"]"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"pins":["md5/abc","sha256/abc"]}}}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"pins":["md5/abc","sha256/abc"]}}}"#,
             "$.pinnedDomains[\"a.com\"].pins[0]"
         ),
         (
-            #"{"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":true}},"extra":1}"#,
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2026-01-01T00:00:00Z","notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"unpin":true}},"extra":1}"#,
             "$.extra"
         ),
     ])
@@ -201,7 +203,7 @@ struct PinSetUpdateTests {
     static func document(issuedAt: String, notAfter: String, expiration: String) -> Data {
         Data(
             """
-            {"format":"securenet-pin-set-update/1","version":1,"issuedAt":"\(issuedAt)","notAfter":"\(notAfter)",
+            {"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"\(issuedAt)","notAfter":"\(notAfter)",
              "pinnedDomains":{"a.com":{"pins":["sha256/qhCIv6kRQWcU+RTua3irSxjnEXcvgQ2bUfZjEo0bZhI=",
              "sha256/uPIsrh8JFNi/0K3jc0eBZ7uyAyFpg1CRInNT382GeO8="],"expiration":"\(expiration)"}}}
             """.utf8
@@ -273,6 +275,7 @@ struct PinSetUpdateTests {
             expiration: Date(timeIntervalSince1970: 1_900_000_000.25)
         )
         let update = try PinSetUpdate(
+            audience: "com.example.app",
             version: 3,
             issuedAt: Date(timeIntervalSince1970: 1_800_000_000.75),
             notAfter: Date(timeIntervalSince1970: 1_810_000_000.75),
@@ -296,6 +299,7 @@ struct PinSetUpdateTests {
         ] as [(Date, Date, Date?, String)] {
             do {
                 _ = try PinSetUpdate(
+                    audience: "com.example.app",
                     version: 1,
                     issuedAt: issuedAt,
                     notAfter: notAfter,
@@ -311,7 +315,7 @@ struct PinSetUpdateTests {
 
     @Test func anEnforcedSetWithoutABackupIsRefusedAsSuch() throws {
         let json = """
-            {"format":"securenet-pin-set-update/1","version":1,"issuedAt":"2026-01-01T00:00:00Z",
+            {"format":"securenet-pin-set-update/1","audience":"com.example.app","version":1,"issuedAt":"2026-01-01T00:00:00Z",
              "notAfter":"2027-01-01T00:00:00Z","pinnedDomains":{"a.com":{"caPins":["\(try Self.pin("ca-1"))"]}}}
             """
         do {
@@ -333,7 +337,10 @@ struct PinSetUpdateTests {
         let compiled: PinningPolicy
 
         init() throws {
-            self.verifier = try PinUpdateVerifier(trustedKeys: [self.signing.publicKey, self.backup.publicKey])
+            self.verifier = try PinUpdateVerifier(
+                trustedKeys: [self.signing.publicKey, self.backup.publicKey],
+                audience: "com.example.app"
+            )
             self.compiled = PinningPolicy([
                 try HostPattern("api.example.com"): try PinSet([
                     try PinSetUpdateTests.pin("old-1").description, try PinSetUpdateTests.pin("old-2").description,
@@ -342,6 +349,7 @@ struct PinSetUpdateTests {
         }
 
         func update(
+            audience: String = "com.example.app",
             version: UInt64 = 2,
             issuedAt: Date = PinSetUpdateTests.now.addingTimeInterval(-86_400),
             notAfter: Date = PinSetUpdateTests.now.addingTimeInterval(30 * 86_400),
@@ -359,7 +367,13 @@ struct PinSetUpdateTests {
                 ]
             var made: [HostPattern: PinSetUpdate.Entry] = [:]
             for (pattern, entry) in chosen { made[try HostPattern(pattern)] = entry }
-            return try PinSetUpdate(version: version, issuedAt: issuedAt, notAfter: notAfter, entries: made)
+            return try PinSetUpdate(
+                audience: audience,
+                version: version,
+                issuedAt: issuedAt,
+                notAfter: notAfter,
+                entries: made
+            )
         }
 
         func signed(_ update: PinSetUpdate, by key: PinUpdateSigningKey? = nil) throws -> Data {
@@ -416,7 +430,7 @@ struct PinSetUpdateTests {
                 try Self.pin("legacy-1").description, try Self.pin("legacy-2").description,
             ])
         ])
-        let update = try PinUpdateVerifier(trustedKeys: [key]).verify(
+        let update = try PinUpdateVerifier(trustedKeys: [key], audience: "com.example.app").verify(
             envelope,
             current: compiled,
             compiled: compiled,
@@ -486,7 +500,9 @@ struct PinSetUpdateTests {
 
     @Test func aSignedButMalformedDocumentIsRefusedAfterItsSignature() throws {
         let world = try World()
-        let document = Data(#"{"format":"securenet-pin-set-update/1","version":"two"}"#.utf8)
+        let document = Data(
+            #"{"format":"securenet-pin-set-update/1","audience":"com.example.app","version":"two"}"#.utf8
+        )
         let envelope = try SignedPinSetUpdate(signing: document, with: world.signing).envelope()
         let error = Self.refusal { () throws(ServerTrustError) in try world.verify(envelope) }
         #expect(error?.code == .malformedPinUpdate)

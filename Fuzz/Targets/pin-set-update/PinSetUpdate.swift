@@ -35,7 +35,12 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 }
 
 let verifier: PinUpdateVerifier = {
-    guard let verifier = try? PinUpdateVerifier(trustedKeys: [PinUpdateSigningKey.generate(.ed25519).publicKey]) else {
+    guard
+        let verifier = try? PinUpdateVerifier(
+            trustedKeys: [PinUpdateSigningKey.generate(.ed25519).publicKey],
+            audience: "com.example.app"
+        )
+    else {
         preconditionFailure("a verifier with one key")
     }
     return verifier

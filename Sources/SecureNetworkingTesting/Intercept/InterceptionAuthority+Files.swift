@@ -1,5 +1,6 @@
 #if TestServers
 import Foundation
+import SecureNetworkingInternal
 import ServerTrust
 
 #if canImport(Glibc)
@@ -95,11 +96,24 @@ enum PrivateFile {
     }
 
     /// Creates `path` with `mode` from its first byte and writes `contents`. A private file
-    /// (mode 0600) must be new (`O_EXCL`); a public one may replace a regular file. Neither is
-    /// written through a symbolic link.
+    /// (mode 0600) must be new: ``PrivateFileWriter``, the package's one way to create a file
+    /// that holds a secret. A public one may replace a regular file. Neither is written through
+    /// a symbolic link.
     static func create(_ path: String, _ contents: Data, mode: mode_t) throws(ServerTrustError) {
         let isPrivate = mode & mode_t(0o077) == 0
-        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (isPrivate ? O_EXCL : O_TRUNC)
+        if isPrivate {
+            do {
+                return try PrivateFileWriter.create(path, contents: contents, mode: Int(mode))
+            } catch {
+                switch error {
+                case .exists, .symbolicLink:
+                    throw Self.failure("\(path) already exists; remove it or choose another folder")
+                case .cannotCreate: throw Self.failure("\(path) cannot be created")
+                case .cannotWrite: throw Self.failure("\(path) cannot be written")
+                }
+            }
+        }
+        let flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_TRUNC
         let fd = Self.retrying { open(path, flags, mode) }
         guard fd >= 0 else {
             switch errno {

@@ -1,16 +1,20 @@
 import Foundation
+import SecureNetworkingInternal
 
-/// The contents of the file at `path`.
+/// The largest file ``readFile(_:what:limit:)`` reads by default: 8 MiB, far above any policy
+/// file, Info.plist or CT log list, while a wrong path to a huge file fails fast.
+let maximumInputFileSize = 8 << 20
+
+/// The contents of the regular file at `path`, at most `limit` bytes. A FIFO, a device (such as
+/// `/dev/zero`), a socket or a directory is refused before a byte is read, and a FIFO is opened
+/// without waiting for a writer (``RegularFileReader``).
 /// - Throws: ``ServerTrustError/Code/unreadableFile`` naming `what`, the absolute path and why.
-func readFile(_ path: String, what: String) throws(ServerTrustError) -> Data {
+func readFile(_ path: String, what: String, limit: Int = maximumInputFileSize) throws(ServerTrustError) -> Data {
     let url = URL(fileURLWithPath: path).standardizedFileURL
-    if let reason = FileReadFailure.reasonBeforeReading(url) {
-        throw FileReadFailure.error(what, url, reason)
-    }
     do {
-        return try Data(contentsOf: url)
+        return try RegularFileReader.read(url.path, limit: limit)
     } catch {
-        throw FileReadFailure.error(what, url, FileReadFailure.reason(url))
+        throw FileReadFailure.error(what, url, FileReadFailure.reason(error, url))
     }
 }
 
@@ -23,15 +27,16 @@ enum FileReadFailure {
         ServerTrustError(.unreadableFile, "cannot read \(what) \(url.path.quotedForMessage): \(reason)")
     }
 
-    /// A reason to refuse `url` before reading it: a directory (which some platforms read as
-    /// empty data, so that the error would be about its contents instead).
-    static func reasonBeforeReading(_ url: URL) -> String? {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return nil }
-        return isDirectory.boolValue ? "it is a directory, not a file" : nil
+    /// Why `url` was not read, from the reader's failure.
+    static func reason(_ failure: RegularFileReader.Failure, _ url: URL) -> String {
+        switch failure {
+        case .notRegularFile(kind: "a directory"): return "it is a directory, not a file"
+        case .notRegularFile, .tooLarge, .symbolicLink: return failure.reason
+        case .missing, .permissionDenied, .failed: return Self.reason(url)
+        }
     }
 
-    /// Why `url` could not be read (after a failed read).
+    /// Why `url` could not be read (after a failed open or read).
     static func reason(_ url: URL) -> String {
         let manager = FileManager.default
         var isDirectory: ObjCBool = false
@@ -55,28 +60,7 @@ enum FileReadFailure {
 }
 
 extension String {
-    /// The text in double quotes, as a Swift string literal writes it: `"`, `\` and whatever
-    /// could end the line, move the cursor or reorder what the reader sees (control characters,
-    /// C1 controls, the line and paragraph separators, bidirectional overrides and isolates) are
-    /// escaped (`\n`, `\u{1B}`, `\u{202E}`), so a file name prints as one honest line.
-    var quotedForMessage: String {
-        var quoted = "\""
-        for scalar in self.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            default:
-                switch scalar.value {
-                case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
-                    quoted += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                default:
-                    quoted.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return quoted + "\""
-    }
+    /// The text in double quotes, as a Swift string literal writes it, escaped by
+    /// ``OutsideText/quoted(_:)``: a file name prints as one honest line.
+    var quotedForMessage: String { OutsideText.quoted(self) }
 }

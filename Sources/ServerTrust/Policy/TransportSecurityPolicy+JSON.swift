@@ -103,18 +103,56 @@ extension TransportSecurityPolicy {
 
 /// A JSON value, decoded without Foundation's loose conversions (a number is never a Bool).
 enum JSONValue: Decodable {
-    /// The JSON text in `data`.
-    /// - Throws: a ServerTrustError with `code`, at key path `$`, when it is not JSON.
+    /// The JSON text in `data`, refused when one object names a key twice
+    /// (``JSONDuplicateKeys``): parsers disagree on which of the two wins (`JSONDecoder` keeps
+    /// the first, `jq` and Python the last), so a reviewer, a signer and the app could each read
+    /// another document.
+    /// - Throws: a ServerTrustError with `code`, at key path `$`, when it is not JSON in UTF-8;
+    ///   at the key's path (`$.pinnedDomains`, `$.exceptionDomains["a.com"].pins`), naming the
+    ///   key, when a key appears twice.
     static func parse(
         _ data: Data,
         failing code: ServerTrustError.Code,
         what: String
     ) throws(ServerTrustError) -> JSONValue {
+        switch JSONDuplicateKeys.scan(data) {
+        case .malformed?:
+            throw ServerTrustError(code, "$: \(what) is not valid JSON", keyPath: "$")
+        case .duplicate(let components)?:
+            let path = Self.keyPath(components)
+            let key: String
+            if case .key(let name)? = components.last { key = name } else { key = "" }
+            throw ServerTrustError(
+                code,
+                "\(path): the key \(key.quotedForMessage) appears twice in one object; a key is given once (JSON readers disagree on which of two wins)",
+                keyPath: path
+            )
+        case nil:
+            break
+        }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw ServerTrustError(code, "$: \(what) is not valid JSON", keyPath: "$")
         }
+    }
+
+    /// `$.pinnedDomains["api.example.com"].pins[1]`: a key that is a plain name after a dot,
+    /// any other in brackets, quoted and escaped.
+    static func keyPath(_ components: [JSONDuplicateKeys.Component]) -> String {
+        var path = "$"
+        for component in components {
+            switch component {
+            case .index(let index):
+                path += "[\(index)]"
+            case .key(let key):
+                let plain =
+                    !key.isEmpty
+                    && key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }
+                path += plain ? "." + key : "[" + key.quotedForMessage + "]"
+            }
+        }
+        return path
     }
 
     case null

@@ -85,29 +85,9 @@ extension TrustAnchors {
 
 /// The bytes of a trust-anchor file, at most ``TrustAnchors/maximumCertificateFileSize``.
 ///
-/// It reads at most one byte more than the limit, so a device or a pipe given by mistake
-/// (`/dev/zero`) fails as too large instead of filling memory.
+/// A FIFO or a device given by mistake (`/dev/zero`) is refused before a byte is read, and a
+/// file that grows is not read past one byte more than the limit (``readFile(_:what:limit:)``).
 /// - Throws: ``ServerTrustError/Code/unreadableFile`` naming the path.
 func readAnchorFile(_ path: String) throws(ServerTrustError) -> [UInt8] {
-    let limit = TrustAnchors.maximumCertificateFileSize
-    let url = URL(fileURLWithPath: path).standardizedFileURL
-    if let reason = FileReadFailure.reasonBeforeReading(url) {
-        throw FileReadFailure.error("the certificate file", url, reason)
-    }
-    let data: Data?
-    do {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        data = try handle.read(upToCount: limit + 1)
-    } catch {
-        throw FileReadFailure.error("the certificate file", url, FileReadFailure.reason(url))
-    }
-    let bytes = data.map(Array.init) ?? []
-    guard bytes.count <= limit else {
-        throw ServerTrustError(
-            .unreadableFile,
-            "the certificate file '\(path)' is larger than \(limit) bytes; at most \(limit) are read"
-        )
-    }
-    return bytes
+    Array(try readFile(path, what: "the certificate file", limit: TrustAnchors.maximumCertificateFileSize))
 }

@@ -10,6 +10,7 @@ import SecureNetworkingInternal
 /// ```json
 /// {
 ///   "format": "securenet-pin-set-update/1",
+///   "audience": "com.example.app/production",
 ///   "version": 7,
 ///   "issuedAt": "2026-11-27T00:00:00Z",
 ///   "notAfter": "2027-02-25T00:00:00Z",
@@ -21,6 +22,11 @@ import SecureNetworkingInternal
 /// }
 /// ```
 ///
+/// - `audience`: the app (and environment) the document is for, such as
+///   `com.example.app/production`: 1 to 128 of the characters `A–Z a–z 0–9 . - _ : /`. A
+///   verifier accepts only documents for its own ``PinUpdateVerifier/audience``, so that with one
+///   update key for several apps, or for staging and production, a document for one is never
+///   applied by another (nor moves its version).
 /// - `version`: a whole number from 1 to 2⁵³ − 1; an app applies a document only when its
 ///   version is greater than the one it applied last (no rollback to an older, replayed one).
 /// - `issuedAt`, `notAfter`: RFC 3339 instants (`Z` or an offset, whole seconds); a document is applied only between them (a
@@ -30,7 +36,8 @@ import SecureNetworkingInternal
 ///   `reportOnly`; an enforced group needs a backup pin), or to `{"unpin": true}`, the explicit
 ///   statement that the pattern is no longer pinned.
 ///
-/// Unknown keys are refused. The document replaces the pins of the patterns it lists; the
+/// Unknown keys are refused, and so is a key given twice in one object (JSON readers disagree
+/// on which of the two wins). The document replaces the pins of the patterns it lists; the
 /// app's compiled-in pins stay in force for the others (see ``PinningPolicy/applying(_:)``).
 public struct PinSetUpdate: Hashable, Sendable {
     /// What the update says about one host pattern.
@@ -47,6 +54,11 @@ public struct PinSetUpdate: Hashable, Sendable {
     /// The largest `version` (2⁵³ − 1: every JSON parser reads it exactly).
     public static let maximumVersion: UInt64 = (1 << 53) - 1
 
+    /// The longest ``audience``, in characters.
+    public static let maximumAudienceLength = 128
+
+    /// The app (and environment) the document is for; see ``PinUpdateVerifier/audience``.
+    public let audience: String
     /// Increases with every document published; see ``PinUpdateVerifier``.
     public let version: UInt64
     /// When the document was issued.
@@ -61,15 +73,20 @@ public struct PinSetUpdate: Hashable, Sendable {
     /// The document names instants in whole seconds, as it writes them: `issuedAt` and
     /// `notAfter` are rounded down (the document stops being applied no later than asked), and
     /// a pin set's `expiration` up (its pins are never dropped earlier than asked).
-    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` when `version` is 0 or above
-    ///   ``maximumVersion``, `notAfter` is not after `issuedAt`, a date is outside the years
-    ///   0000–9999 (RFC 3339 writes four digits), or there are no entries.
+    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` when `audience` is not 1 to
+    ///   ``maximumAudienceLength`` of the characters `A–Z a–z 0–9 . - _ : /`, `version` is 0 or
+    ///   above ``maximumVersion``, `notAfter` is not after `issuedAt`, a date is outside the
+    ///   years 0000–9999 (RFC 3339 writes four digits), or there are no entries.
     public init(
+        audience: String,
         version: UInt64,
         issuedAt: Date,
         notAfter: Date,
         entries: [HostPattern: Entry]
     ) throws(ServerTrustError) {
+        if let problem = Self.audienceProblem(audience) {
+            throw ServerTrustError(.malformedPinUpdate, "$.audience: \(problem)", keyPath: "$.audience")
+        }
         guard version >= 1, version <= Self.maximumVersion else {
             throw ServerTrustError(
                 .malformedPinUpdate,
@@ -94,6 +111,7 @@ public struct PinSetUpdate: Hashable, Sendable {
             try Self.requireWritable(whole, "$.pinnedDomains[\"\(pattern)\"].expiration")
             published[pattern] = .pinned(set.expiring(whole))
         }
+        self.audience = audience
         self.version = version
         self.issuedAt = Date(timeIntervalSince1970: issuedAt.timeIntervalSince1970.rounded(.down))
         self.notAfter = Date(timeIntervalSince1970: notAfter.timeIntervalSince1970.rounded(.down))
@@ -103,6 +121,25 @@ public struct PinSetUpdate: Hashable, Sendable {
             throw ServerTrustError(.malformedPinUpdate, "$.notAfter: must be after issuedAt", keyPath: "$.notAfter")
         }
         self.entries = published
+    }
+
+    /// Why `audience` is not an audience, or nil when it is one.
+    static func audienceProblem(_ audience: String) -> String? {
+        guard !audience.isEmpty, audience.unicodeScalars.count <= Self.maximumAudienceLength else {
+            return
+                "an audience is 1 to \(Self.maximumAudienceLength) characters, such as \"com.example.app/production\""
+        }
+        let allowed = audience.unicodeScalars.allSatisfy { scalar in
+            switch scalar {
+            case "A"..."Z", "a"..."z", "0"..."9", ".", "-", "_", ":", "/": true
+            default: false
+            }
+        }
+        guard allowed else {
+            return
+                "an audience is made of A-Z a-z 0-9 . - _ : / only (such as \"com.example.app/production\"), not \(OutsideText.quoted(String(audience.prefix(Self.maximumAudienceLength))))"
+        }
+        return nil
     }
 
     private static func requireWritable(_ date: Date, _ path: String) throws(ServerTrustError) {
@@ -115,9 +152,10 @@ public struct PinSetUpdate: Hashable, Sendable {
     }
 
     /// Parses a document (the exact bytes that were signed).
-    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` with the key path: not JSON, an
-    ///   unknown key, a missing or wrong-typed field, another format, a bad version, date, host
-    ///   pattern or pin; ``ServerTrustError/Code/missingBackupPin`` (with the key path) for an
+    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` with the key path: not JSON, a key
+    ///   given twice in one object, an unknown key, a missing or wrong-typed field, another
+    ///   format, a missing or bad audience, a bad version, date, host pattern or pin;
+    ///   ``ServerTrustError/Code/missingBackupPin`` (with the key path) for an
     ///   enforced pin set without a backup pin.
     public init(json: Data) throws(ServerTrustError) {
         let root = try JSONValue.parse(json, failing: .malformedPinUpdate, what: "the pin-set update")
@@ -126,13 +164,19 @@ public struct PinSetUpdate: Hashable, Sendable {
         let fields = try reader.object(
             root,
             "$",
-            allowed: ["format", "version", "issuedAt", "notAfter", "pinnedDomains"]
+            allowed: ["format", "audience", "version", "issuedAt", "notAfter", "pinnedDomains"]
         )
         guard let format = try reader.string(fields, "format", "$") else {
             throw reader.fail("$.format", "missing: expected \"\(Self.format)\"")
         }
         guard format == Self.format else {
             throw reader.fail("$.format", "unsupported format '\(format.prefix(60))' (expected \"\(Self.format)\")")
+        }
+        guard let audience = try reader.string(fields, "audience", "$") else {
+            throw reader.fail(
+                "$.audience",
+                "missing: the app (and environment) the update is for, such as \"com.example.app/production\""
+            )
         }
         guard case .number(let number)? = fields["version"] else {
             throw reader.fail("$.version", "missing or not a number: expected a whole number from 1")
@@ -163,7 +207,13 @@ public struct PinSetUpdate: Hashable, Sendable {
             }
         }
         do {
-            try self.init(version: UInt64(number), issuedAt: issuedAt, notAfter: notAfter, entries: entries)
+            try self.init(
+                audience: audience,
+                version: UInt64(number),
+                issuedAt: issuedAt,
+                notAfter: notAfter,
+                entries: entries
+            )
         } catch {
             throw error
         }
@@ -206,6 +256,7 @@ public struct PinSetUpdate: Hashable, Sendable {
         }
         let root: [String: Any] = [
             "format": Self.format,
+            "audience": self.audience,
             "version": self.version,
             "issuedAt": format(self.issuedAt),
             "notAfter": format(self.notAfter),

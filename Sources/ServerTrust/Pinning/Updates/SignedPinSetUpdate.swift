@@ -17,7 +17,8 @@ public import Foundation
 /// The signature is over the document's bytes exactly as carried (no re-encoding, no
 /// canonical form to get wrong): Ed25519 (64 bytes), or ECDSA P-256 with SHA-256 in DER, as
 /// `openssl pkeyutl -sign -rawin` and `openssl dgst -sha256 -sign` make them. The key, not the
-/// envelope, says which algorithm applies. Unknown keys are refused.
+/// envelope, says which algorithm applies. Unknown keys are refused, and so is a key given
+/// twice.
 public struct SignedPinSetUpdate: Hashable, Sendable {
     /// The format identifier of the envelope.
     public static let format = "securenet-signed-pin-set-update/1"
@@ -44,7 +45,8 @@ public struct SignedPinSetUpdate: Hashable, Sendable {
 
     /// Parses an envelope; the caller has already bounded its size (``PinUpdateVerifier``
     /// refuses a large one before this).
-    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` with the key path.
+    /// - Throws: ``ServerTrustError/Code/malformedPinUpdate`` with the key path (also for a key
+    ///   given twice).
     public init(envelope: Data) throws(ServerTrustError) {
         let root = try JSONValue.parse(envelope, failing: .malformedPinUpdate, what: "the signed pin-set update")
         var reader = PolicyReader(baseDirectory: nil)
@@ -96,11 +98,14 @@ public struct SignedPinSetUpdate: Hashable, Sendable {
 /// 4. the signature verifies with that key (``ServerTrustError/Code/invalidPinUpdateSignature``);
 /// 5. the document parses (``ServerTrustError/Code/malformedPinUpdate``, or
 ///    ``ServerTrustError/Code/missingBackupPin`` for an enforced set without a backup);
-/// 6. its version is greater than the one applied (``ServerTrustError/Code/pinUpdateRollback``);
-/// 7. now is within `issuedAt − clockSkewTolerance … notAfter`
+/// 6. it is for this verifier's ``audience``
+///    (``ServerTrustError/Code/pinUpdateWrongAudience``), before its version is looked at;
+/// 7. its version is greater than the one applied (``ServerTrustError/Code/pinUpdateRollback``);
+/// 8. now is within `issuedAt − clockSkewTolerance … notAfter`
 ///    (``ServerTrustError/Code/pinUpdateNotYetValid``, ``ServerTrustError/Code/pinUpdateExpired``);
-/// 8. every pattern pinned now keeps pins or is unpinned explicitly
-///    (``ServerTrustError/Code/pinUpdateDropsHost``).
+/// 9. every pattern pinned now keeps pins, and every pattern enforced now stays enforced (not
+///    re-pinned as `reportOnly` or with an `expiration` already past), or is unpinned
+///    explicitly (``ServerTrustError/Code/pinUpdateDropsHost``).
 public struct PinUpdateVerifier: Sendable {
     /// The largest envelope accepted, in bytes; 64 KiB by default (a document for a hundred
     /// hosts with four pins each is about 25 KiB).
@@ -110,14 +115,30 @@ public struct PinUpdateVerifier: Sendable {
     public var clockSkewTolerance: TimeInterval = 300
     /// The keys whose signatures are accepted.
     public let trustedKeys: [PinUpdateKey]
+    /// The app (and environment) this verifier accepts documents for, such as
+    /// `com.example.app/production`: a document whose ``PinSetUpdate/audience`` is another is
+    /// refused, however well signed, so one update key can serve several apps or environments.
+    public let audience: String
 
-    /// A verifier that accepts updates signed by any of `trustedKeys`.
-    /// - Throws: ``ServerTrustError/Code/invalidPinUpdateKey`` when `trustedKeys` is empty.
-    public init(trustedKeys: [PinUpdateKey]) throws(ServerTrustError) {
+    /// A verifier that accepts updates for `audience` signed by any of `trustedKeys`.
+    ///
+    /// - Parameters:
+    ///   - trustedKeys: the public keys compiled into the app (at least one; two, so the update
+    ///     key can rotate).
+    ///   - audience: this app and environment, as the documents published for it name it: 1 to
+    ///     ``PinSetUpdate/maximumAudienceLength`` of the characters `A–Z a–z 0–9 . - _ : /`
+    ///     (`com.example.app/production`, `com.example.app/staging`).
+    /// - Throws: ``ServerTrustError/Code/invalidPinUpdateKey`` when `trustedKeys` is empty;
+    ///   ``ServerTrustError/Code/invalidPinUpdateAudience`` when `audience` is not an audience.
+    public init(trustedKeys: [PinUpdateKey], audience: String) throws(ServerTrustError) {
         guard !trustedKeys.isEmpty else {
             throw ServerTrustError(.invalidPinUpdateKey, "a pin-update verifier needs at least one trusted key")
         }
+        if let problem = PinSetUpdate.audienceProblem(audience) {
+            throw ServerTrustError(.invalidPinUpdateAudience, problem)
+        }
         self.trustedKeys = trustedKeys
+        self.audience = audience
     }
 
     /// Verifies a signed update against what is applied now.
@@ -157,6 +178,12 @@ public struct PinUpdateVerifier: Sendable {
             )
         }
         let update = try PinSetUpdate(json: signed.document)
+        guard update.audience == self.audience else {
+            throw ServerTrustError(
+                .pinUpdateWrongAudience,
+                "the pin-set update is for \(OutsideText.quoted(update.audience)), not for this app's audience \(OutsideText.quoted(self.audience))"
+            )
+        }
         if let appliedVersion, update.version <= appliedVersion {
             throw ServerTrustError(
                 .pinUpdateRollback,
@@ -173,13 +200,28 @@ public struct PinUpdateVerifier: Sendable {
             throw ServerTrustError(.pinUpdateExpired, "the pin-set update expired at \(update.notAfter)")
         }
         let next = compiled.applying(update)
-        let dropped = current.rules.keys.filter { pattern in
-            next.rules[pattern] == nil && update.entries[pattern] != .unpinned
+        // A drop: a pattern pinned now that loses its pins, or whose enforced pins become
+        // report-only or expired (a re-pin with `reportOnly`, or with an `expiration` already
+        // past, enforces nothing either) — each only with an explicit, signed unpin.
+        var dropped: [String] = []
+        var unenforced: [String] = []
+        for (pattern, set) in current.rules where update.entries[pattern] != .unpinned {
+            guard let kept = next.rules[pattern] else {
+                dropped.append(pattern.description)
+                continue
+            }
+            if set.isEnforced(at: now), !kept.isEnforced(at: now) { unenforced.append(pattern.description) }
         }
-        if let first = dropped.map(\.description).sorted().first {
+        if let first = dropped.sorted().first {
             throw ServerTrustError(
                 .pinUpdateDropsHost,
                 "the pin-set update leaves \(first) without pins; an update unpins a pattern only with {\"unpin\": true}"
+            )
+        }
+        if let first = unenforced.sorted().first {
+            throw ServerTrustError(
+                .pinUpdateDropsHost,
+                "the pin-set update stops enforcing the pins of \(first) (report-only, or an expiration already past); an update drops enforcement only with {\"unpin\": true}"
             )
         }
         return update
