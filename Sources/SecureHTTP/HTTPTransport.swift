@@ -92,6 +92,8 @@ public protocol PinUpdatableTransport: HTTPTransport {
     /// Puts the transport's compiled-in pins (its policy's `PinningPolicy`) with `update`
     /// applied in force, or the compiled-in pins alone for nil. Requests prepared from then on
     /// are verified under them; connections verified under pins that changed take no new
-    /// request. Verify the update first: this applies what it is given.
+    /// request, and a request prepared before that is still waiting for a connection (or is
+    /// retried after it was not sent) is resolved again under the new pins. Verify the update
+    /// first: this applies what it is given.
     func applyPinUpdate(_ update: PinSetUpdate?)
 }

@@ -79,14 +79,21 @@ struct PreparedHop: Sendable {
 /// connection pool keyed by it compares keys by identity on every request instead of comparing
 /// (and hashing) the requirements' trust anchors and pins; two separate instances with equal
 /// contents are still equal.
+///
+/// ``pinGeneration`` says which pins the requirements were resolved under (it counts the pin
+/// updates applied); it takes no part in equality: a target resolved again after an update
+/// that left its pins alone is the same key.
 final class ConnectionTarget: Hashable, Sendable {
     let origin: Origin
     let requirements: ConnectionRequirements
+    /// The ``RequirementsMemo`` generation the requirements were resolved under.
+    let pinGeneration: Int
     private let hash: Int
 
-    init(origin: Origin, requirements: ConnectionRequirements) {
+    init(origin: Origin, requirements: ConnectionRequirements, pinGeneration: Int = 0) {
         self.origin = origin
         self.requirements = requirements
+        self.pinGeneration = pinGeneration
         var hasher = Hasher()
         hasher.combine(origin)
         hasher.combine(requirements)
@@ -164,14 +171,23 @@ final class RequirementsMemo: Sendable {
         }
     }
 
+    /// The generation of the policy in force.
+    var generation: Int { self.table.withLockedValue { $0.generation } }
+
     /// Puts `pinning` in force in place of the policy's pins; returns the new policy.
     func replacePinning(_ pinning: PinningPolicy) -> TransportSecurityPolicy {
+        self.replacingPinning(pinning).policy
+    }
+
+    /// Puts `pinning` in force in place of the policy's pins; returns the new policy and its
+    /// generation.
+    func replacingPinning(_ pinning: PinningPolicy) -> (policy: TransportSecurityPolicy, generation: Int) {
         self.table.withLockedValue { table in
             table.policy.pinning = pinning
             table.generation += 1
             table.entries.removeAll()
             table.last = nil
-            return table.policy
+            return (table.policy, table.generation)
         }
     }
 }
@@ -182,6 +198,14 @@ final class RequirementsMemo: Sendable {
 struct PinningChange: Sendable {
     /// The policy now in force.
     let policy: TransportSecurityPolicy
+    /// Its generation: a request whose target is of an older one was prepared before the change
+    /// (see ``RequestDriver/current(_:)``).
+    let generation: Int
+
+    init(policy: TransportSecurityPolicy, generation: Int = 0) {
+        self.policy = policy
+        self.generation = generation
+    }
 
     /// Whether a connection verified for `requirements` was verified under pins the policy no
     /// longer gives its origin (different pins, none where there were some, or some where
@@ -222,9 +246,23 @@ final class RequestDriver: Sendable {
     func applyPinUpdate(_ update: PinSetUpdate?) -> PinningChange {
         let compiled = self.configuration.policy.pinning
         let pinning = update.map { compiled.applying($0) } ?? compiled
-        let policy = self.memo.replacePinning(pinning)
+        let (policy, generation) = self.memo.replacingPinning(pinning)
         self.logger.info("pins updated\(update.map { " to version \($0.version)" } ?? " to the compiled-in pins")")
-        return PinningChange(policy: policy)
+        return PinningChange(policy: policy, generation: generation)
+    }
+
+    /// `hop`, its target resolved again if a pin update was applied since it was prepared: a
+    /// request that waited for a connection, or is retried after it was not sent, never opens
+    /// a connection under pins that no longer apply (issue 51 item 14). The transports call
+    /// it before each attempt (the NIO pool when it finds the hop's key superseded).
+    ///
+    /// - Throws: ``SecureHTTPError/Code/policyViolation`` when the policy now in force refuses
+    ///   the hop's URL.
+    func current(_ hop: PreparedHop) throws(SecureHTTPError) -> PreparedHop {
+        guard hop.target.pinGeneration != self.memo.generation else { return hop }
+        var resolved = hop
+        resolved.target = try self.target(for: hop.request)
+        return resolved
     }
 
     /// Sends `request`, following redirects, within the request deadline.
@@ -357,29 +395,7 @@ final class RequestDriver: Sendable {
                 "the request needs a scheme, an authority and a path of URI characters"
             )
         }
-        let target: ConnectionTarget
-        let memoKey = hop.request.scheme.flatMap { scheme in
-            hop.request.authority.map { RequirementsMemo.Key(scheme: scheme, authority: $0) }
-        }
-        if let memoKey, let known = self.memo.lookup(memoKey) {
-            target = known
-        } else {
-            let requirements: ConnectionRequirements
-            guard let url = hop.request.url, url.host != nil else {
-                throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
-            }
-            let (policy, generation) = self.memo.policy
-            do {
-                requirements = try policy.requirements(for: url)
-            } catch {
-                throw SecureHTTPError.policy(error)
-            }
-            guard let parsed = Origin(url) else {
-                throw SecureHTTPError(.invalidRequest, "the request URL has no host")
-            }
-            let made = ConnectionTarget(origin: parsed, requirements: requirements)
-            target = memoKey.map { self.memo.insert(made, for: $0, generation: generation) } ?? made
-        }
+        let target = try self.target(for: hop.request)
         var contentLength: String?
         var hasTransferEncoding = false
         for field in hop.request.headerFields {
@@ -417,6 +433,31 @@ final class RequestDriver: Sendable {
             }
         }
         return PreparedHop(request: hop.request, body: hop.body, target: target)
+    }
+
+    /// The origin and requirements the policy in force gives `request`'s URL.
+    private func target(for request: HTTPRequest) throws(SecureHTTPError) -> ConnectionTarget {
+        let memoKey = request.scheme.flatMap { scheme in
+            request.authority.map { RequirementsMemo.Key(scheme: scheme, authority: $0) }
+        }
+        if let memoKey, let known = self.memo.lookup(memoKey) {
+            return known
+        }
+        let requirements: ConnectionRequirements
+        guard let url = request.url, url.host != nil else {
+            throw SecureHTTPError(.invalidRequest, "the request needs a scheme, an authority and a path")
+        }
+        let (policy, generation) = self.memo.policy
+        do {
+            requirements = try policy.requirements(for: url)
+        } catch {
+            throw SecureHTTPError.policy(error)
+        }
+        guard let parsed = Origin(url) else {
+            throw SecureHTTPError(.invalidRequest, "the request URL has no host")
+        }
+        let made = ConnectionTarget(origin: parsed, requirements: requirements, pinGeneration: generation)
+        return memoKey.map { self.memo.insert(made, for: $0, generation: generation) } ?? made
     }
 }
 

@@ -114,12 +114,20 @@ struct ConnectionPoolStateMachineTests {
         machine.connected("b", 30)
         #expect(machine.release("b", 30, reusable: true) == .park(30))
 
-        #expect(machine.retire(where: { $0 != "b" }) == [11])
-        // A request prepared before the update still leases the old key: a new connection.
+        let retired = machine.retire(where: { $0 != "b" })
+        #expect(retired.close == [11])
+        #expect(retired.superseded.isEmpty)
+        // A request on the key (the machine does not know pin generations; the pool sends back
+        // those prepared before the update): a new connection.
         #expect(machine.lease("a", waiter: 7) == .connect)
         #expect(machine.lease("a", waiter: 8) == .wait)
         // The leased connection closes when released, and its slot goes to the waiter.
         #expect(machine.release("a", 10, reusable: true) == .close(10, then: .connect(for: 8)))
+        // A second update retiring the key sends its waiting requests back (issue 51 item 14).
+        #expect(machine.lease("a", waiter: 12) == .wait)
+        let again = machine.retire(where: { $0 == "a" })
+        #expect(again.superseded == [12])
+        #expect(machine.counts("a").waiting == 0)
         // The HTTP/2 connection takes no new stream and closes after its last one.
         #expect(machine.multiplexed("h2") == [.init(used: 2, maximum: 10, draining: true)])
         #expect(machine.releaseStream("h2", 20) == (close: false, idle: false, then: .none))

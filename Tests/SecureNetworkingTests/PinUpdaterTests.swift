@@ -15,6 +15,7 @@ struct PinUpdateScheduleTests {
     @Test func failuresBackOffUntilAnUpdateIsApplied() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var schedule = PinUpdateSchedule(minimumDelay: 30, maximumDelay: 100)
+        schedule.start()
         let step1 = schedule.pinFailure(at: start)
         #expect(step1)
         // A second failure while the check runs joins it.
@@ -96,6 +97,7 @@ struct PinUpdaterLiveTests {
 
         func document(version: UInt64, caPins: [Pin], validFor days: Double = 30) throws -> PinSetUpdate {
             try PinSetUpdate(
+                audience: "com.example.app",
                 version: version,
                 issuedAt: self.clock.now.addingTimeInterval(-60),
                 notAfter: self.clock.now.addingTimeInterval(days * 86_400),
@@ -169,7 +171,10 @@ struct PinUpdaterLiveTests {
     ) throws -> PinUpdater.Configuration {
         var configuration = PinUpdater.Configuration(
             url: URL(string: "https://localhost:\(pinServer.port)/pins.json")!,
-            verifier: try PinUpdateVerifier(trustedKeys: [world.updateKey.publicKey, world.backupKey.publicKey]),
+            verifier: try PinUpdateVerifier(
+                trustedKeys: [world.updateKey.publicKey, world.backupKey.publicKey],
+                audience: "com.example.app"
+            ),
             compiledPins: world.compiled,
             store: store,
             fetchTransport: fetch
@@ -399,8 +404,11 @@ struct PinUpdaterLiveTests {
             let fetch = try NIOHTTPTransport(configuration: world.fetchConfiguration)
             defer { Task { await fetch.shutdown() } }
             let ticker = Ticker()
-            let sleep: @Sendable (Duration) async throws -> Void = { _ in
-                // The interval passes when the test says so.
+            let interval: Duration = .seconds(6 * 3_600)  // the default Configuration.interval
+            let sleep: @Sendable (Duration) async throws -> Void = { duration in
+                // The interval passes when the test says so; an update's expiry (30 days
+                // away) does not come within the test.
+                guard duration == interval else { return try await Task.sleep(for: .seconds(3_600)) }
                 try await ticker.wait()
             }
             let events = Events()

@@ -163,7 +163,11 @@ public final class URLSessionTransport: PinUpdatableTransport {
         // A session being retired by another request takes no new task: lease again (a fresh
         // lease is the most recently used session, so this ends unless the limit is tiny and
         // many origins are leased at once).
+        var hop = hop
         for _ in 0..<URLSessionLanes.maximumLeaseAttempts {
+            // Prepared before a pin update: resolved again, so that no session is made (and no
+            // connection verified) for the pins it replaced (issue 51 item 14).
+            hop = try self.driver.current(hop)
             let lane = try self.lanes.lane(for: hop.requirements)
             let table = lane.delegate.table
             switch table.makeTask(in: lane.session, for: urlRequest, requirements: hop.requirements) {

@@ -116,6 +116,7 @@ public final class NIOHTTPTransport: PinUpdatableTransport {
         options: HTTPRequestOptions
     ) async throws(SecureHTTPError) -> HTTPTransportResponse {
         let pool = self.pool
+        let driver = self.driver
         let counters = self.counters
         let limit = self.configuration.maximumResponseBodySize
         let started = ContinuousClock.now
@@ -125,7 +126,14 @@ public final class NIOHTTPTransport: PinUpdatableTransport {
                 body: body,
                 options: options,
                 exchangeWithinDeadline: { hop, deadline throws(SecureHTTPError) in
-                    try await Self.exchange(hop, deadline: deadline, pool: pool, counters: counters, limit: limit)
+                    try await Self.exchange(
+                        hop,
+                        deadline: deadline,
+                        pool: pool,
+                        driver: driver,
+                        counters: counters,
+                        limit: limit
+                    )
                 }
             )
             counters.metrics.requestEnded(status: response.response.status.code, duration: started.duration(to: .now))
@@ -138,17 +146,29 @@ public final class NIOHTTPTransport: PinUpdatableTransport {
 
     /// One hop: a connection leased for it, its credential bound, the exchange, and a retry on
     /// a new connection when ``ExchangeRetryDecision`` says the request may be sent again.
+    ///
+    /// A hop prepared before a pin update (waiting for a connection, or retried after it was
+    /// not sent) is resolved again under the pins now in force when the pool finds its key
+    /// superseded, so it never opens a connection under the old pins; one whose URL the policy
+    /// now refuses fails.
     private nonisolated(nonsending) static func exchange(
-        _ hop: PreparedHop,
+        _ prepared: PreparedHop,
         deadline: ContinuousClock.Instant,
         pool: ConnectionPool,
+        driver: RequestDriver,
         counters: TransportCounters,
         limit: Int
     ) async throws(SecureHTTPError) -> (HTTPResponse, Data) {
-        let key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
+        var hop = prepared
+        var key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
         var retry = ExchangeRetryDecision(.init(isIdempotent: hop.request.method.isIdempotent))
         while true {
-            let (connection, isFresh) = try await pool.lease(key, deadline: deadline)
+            guard let leased = try await pool.leaseUnlessSuperseded(key, deadline: deadline) else {
+                hop = try driver.current(hop)
+                key = ConnectionPool.Key(target: hop.target, lane: hop.lane)
+                continue
+            }
+            let (connection, isFresh) = leased
             counters.increment(.exchanges)
             do throws(SecureHTTPError) {
                 // Bound now that the request has its connection.
@@ -211,10 +231,11 @@ public final class NIOHTTPTransport: PinUpdatableTransport {
     /// nil); see ``PinUpdatableTransport``. Every request prepared from now on is verified under
     /// the new pins on a new connection; pooled connections verified under pins that changed
     /// take no new request: the idle ones close now, the others when their requests end
-    /// (HTTP/2: after their last stream).
+    /// (HTTP/2: after their last stream). A request prepared before, still waiting for a
+    /// connection or retried after it was not sent, is resolved again under the new pins.
     public func applyPinUpdate(_ update: PinSetUpdate?) {
         let change = self.driver.applyPinUpdate(update)
-        self.pool.retire { change.isStale($0.requirements) }
+        self.pool.retire(where: { change.isStale($0.requirements) }, generation: change.generation)
     }
 
     /// An executor on one of the transport's event loops, for tasks that send many requests.

@@ -16,6 +16,10 @@ public struct PinUpdateSchedule: Hashable, Sendable {
     public private(set) var notBefore: Date?
     /// A check is running: another trigger joins it rather than starting one.
     public private(set) var checking = false
+    /// ``PinUpdater/start(applyingTo:)`` has run: before it, a pin failure starts no check (the
+    /// stored record with the highest version applied has not been read, and a check then
+    /// could take an older, still-valid update for a new one).
+    public private(set) var started = false
 
     /// A schedule with the given delays (`maximumDelay` is at least `minimumDelay`).
     public init(minimumDelay: TimeInterval = 30, maximumDelay: TimeInterval = 3_600) {
@@ -23,10 +27,15 @@ public struct PinUpdateSchedule: Hashable, Sendable {
         self.maximumDelay = max(self.minimumDelay, maximumDelay)
     }
 
+    /// The updater has started: pin failures may start checks from now on.
+    public mutating func start() {
+        self.started = true
+    }
+
     /// A pin failure was seen at `now`: whether to check now (and the check is then marked
-    /// running).
+    /// running). Never before ``start()``.
     public mutating func pinFailure(at now: Date) -> Bool {
-        guard !self.checking else { return false }
+        guard self.started, !self.checking else { return false }
         if let notBefore, now < notBefore { return false }
         self.checking = true
         return true

@@ -77,8 +77,9 @@ struct ConnectionPoolStateMachine<
         var mayMultiplex = false
         /// The key's connections were verified under requirements that no longer apply (a pin
         /// update changed its pins): none is parked or shared again, each closes once its
-        /// request or last stream ends. Only requests prepared before the change still use
-        /// the key; it is forgotten once empty.
+        /// request or last stream ends. No request takes one of them afterwards (the pool
+        /// sends a request prepared before the change back to resolve its requirements again);
+        /// the key is forgotten once empty.
         var retired = false
 
         var open: Int { self.idle.count + self.leased.count + self.connecting }
@@ -314,10 +315,13 @@ struct ConnectionPoolStateMachine<
     /// Retires the keys `isRetired` picks (their connections were verified under pins that no
     /// longer apply): returns their idle connections and their HTTP/2 connections without a
     /// stream in use, to close now; the HTTP/2 ones with streams drain (no new stream, closed
-    /// after the last), and the leased HTTP/1.1 ones close when released. Waiting requests
-    /// stay: they were prepared before the change and open connections of their own.
-    mutating func retire(where isRetired: (Key) -> Bool) -> [ConnectionID] {
+    /// after the last), and the leased HTTP/1.1 ones close when released. Their waiting
+    /// requests leave the queue and are returned as `superseded`: they were prepared under the
+    /// old pins, so the pool tells them to resolve their requirements again rather than open a
+    /// connection under those pins (issue 51 item 14).
+    mutating func retire(where isRetired: (Key) -> Bool) -> (close: [ConnectionID], superseded: [WaiterID]) {
         var close: [ConnectionID] = []
+        var superseded: [WaiterID] = []
         for key in Array(self.entries.keys) where isRetired(key) {
             self.update(key) { entry in
                 entry.retired = true
@@ -326,9 +330,16 @@ struct ConnectionPoolStateMachine<
                 close += entry.multiplexed.filter { $0.state.used == 0 }.map(\.id)
                 entry.multiplexed.removeAll { $0.state.used == 0 }
                 for index in entry.multiplexed.indices { entry.multiplexed[index].state.draining = true }
+                superseded += entry.waiters
+                entry.waiters = []
             }
         }
-        return close
+        return (close, superseded)
+    }
+
+    /// Whether `key` was retired by a pin update (and still has a connection or a request).
+    func isRetired(_ key: Key) -> Bool {
+        self.entries[key]?.retired == true
     }
 
     /// The keys with state: each has a connection open, being opened, or a request waiting.

@@ -74,6 +74,8 @@ final class ConnectionPool: Sendable {
     private enum Grant: Sendable {
         case connection(PooledConnection)
         case connect
+        /// A pin update retired the waiter's key: it resolves its requirements again.
+        case superseded
     }
 
     /// A waiting request's continuation and the timer of its deadline.
@@ -90,10 +92,19 @@ final class ConnectionPool: Sendable {
         var connections: [PooledConnection.ID: PooledConnection] = [:]
         var waiters = Waiters()
         var nextID = 0
+        /// The pin generation of the last pin update applied (``retire(where:generation:)``):
+        /// a key resolved under an older one was prepared before it.
+        var pinGeneration = 0
 
         mutating func makeID() -> Int {
             self.nextID += 1
             return self.nextID
+        }
+
+        /// Whether a pin update since `key` was resolved changed its pins (the key retired):
+        /// its connection was verified under pins that no longer apply.
+        func isSuperseded(_ key: Key) -> Bool {
+            key.target.pinGeneration < self.pinGeneration && self.machine.isRetired(key)
         }
     }
 
@@ -133,6 +144,7 @@ final class ConnectionPool: Sendable {
         case connect
         case wait(Int)
         case fail
+        case superseded
     }
 
     private let state: NIOLockedValueBox<State>
@@ -191,18 +203,40 @@ final class ConnectionPool: Sendable {
     /// The event loops of the pooled connections (for tests of the loop affinity).
     var connectionEventLoops: [any EventLoop] { self.state.withLockedValue { $0.connections.values.map(\.eventLoop) } }
 
-    /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
-    /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
+    /// ``leaseUnlessSuperseded(_:deadline:)``, for a key no pin update can supersede (one made
+    /// for a single connection, on a transport of its own); a superseded one fails as not sent.
     nonisolated(nonsending) func lease(
         _ key: Key,
         deadline: ContinuousClock.Instant
     ) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool) {
+        guard let leased = try await self.leaseUnlessSuperseded(key, deadline: deadline) else {
+            throw SecureHTTPError(
+                .requestNotProcessed,
+                "the pins changed before the request had a connection; it was not sent"
+            )
+        }
+        return leased
+    }
+
+    /// A connection for `key`: an idle one, a new one, or one handed over after waiting, by
+    /// `deadline` at the latest. `isFresh` tells whether it was opened for this request.
+    ///
+    /// Nil when a pin update superseded `key` (issue 51 item 14): the key was resolved under
+    /// an older pin generation than the pool's, or, after a wait or a connect, its pins
+    /// changed meanwhile (the key was retired). The caller resolves the request's
+    /// requirements again (``RequestDriver/current(_:)``) and leases under the new key; no
+    /// request prepared before an update opens or takes a connection under the old pins.
+    nonisolated(nonsending) func leaseUnlessSuperseded(
+        _ key: Key,
+        deadline: ContinuousClock.Instant
+    ) async throws(SecureHTTPError) -> (connection: PooledConnection, isFresh: Bool)? {
         let mayMultiplex = self.factory.offersHTTP2(key.requirements)
         // A caller on one of the event loops (a task preferring an `EventLoopTaskExecutor`)
         // gets an idle connection of that loop if there is one: its exchange then needs no hop.
         let callerLoop = MultiThreadedEventLoopGroup.currentEventLoop
         while true {
             let step = self.state.withLockedValue { state -> LeaseStep in
+                if key.target.pinGeneration < state.pinGeneration { return .superseded }
                 let waiter = state.makeID()
                 let action: Machine.LeaseAction
                 if let callerLoop {
@@ -238,7 +272,8 @@ final class ConnectionPool: Sendable {
                 effects.run()
                 continue
             case .connect:
-                return (try await self.open(key, deadline: deadline), true)
+                guard let connection = try await self.open(key, deadline: deadline) else { return nil }
+                return (connection, true)
             case .wait(let waiter):
                 switch try await self.wait(waiter, key: key, deadline: deadline) {
                 case .connection(let connection):
@@ -246,12 +281,22 @@ final class ConnectionPool: Sendable {
                         self.release(connection, key: key, reusable: false)
                         continue
                     }
+                    // Handed over just before a pin update retired the key: not used.
+                    if self.state.withLockedValue({ $0.isSuperseded(key) }) {
+                        self.release(connection, key: key, reusable: false)
+                        return nil
+                    }
                     return (connection, false)
                 case .connect:
-                    return (try await self.open(key, deadline: deadline), true)
+                    guard let connection = try await self.open(key, deadline: deadline) else { return nil }
+                    return (connection, true)
+                case .superseded:
+                    return nil
                 }
             case .fail:
                 throw SecureHTTPError(.shutDown, "the transport has been shut down")
+            case .superseded:
+                return nil
             }
         }
     }
@@ -294,12 +339,19 @@ final class ConnectionPool: Sendable {
     }
 
     /// Retires the keys `isRetired` picks (see ``ConnectionPoolStateMachine/retire(where:)``):
-    /// closes their idle connections now, and the others as their requests end.
-    func retire(where isRetired: (Key) -> Bool) {
+    /// closes their idle connections now, and the others as their requests end; their waiting
+    /// requests, and any request whose key is of a pin generation before `generation`, are
+    /// sent back to resolve their requirements again.
+    func retire(where isRetired: (Key) -> Bool, generation: Int = 0) {
         let effects = self.state.withLockedValue { state in
             var effects = Effects()
-            for id in state.machine.retire(where: isRetired) {
+            state.pinGeneration = max(state.pinGeneration, generation)
+            let (close, superseded) = state.machine.retire(where: isRetired)
+            for id in close {
                 if let connection = state.connections.removeValue(forKey: id) { effects.close.append(connection) }
+            }
+            for waiter in superseded {
+                effects.deliver(state.waiters.grant(waiter, .superseded))
             }
             return effects
         }
@@ -473,7 +525,10 @@ final class ConnectionPool: Sendable {
         effects.run()
     }
 
-    private func open(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> PooledConnection {
+    /// Opens a connection for `key`; nil (the connection released) when a pin update retired
+    /// the key while it was being opened for a request prepared before the update.
+    private func open(_ key: Key, deadline: ContinuousClock.Instant) async throws(SecureHTTPError) -> PooledConnection?
+    {
         let id = self.state.withLockedValue { $0.makeID() }
         let started = ContinuousClock.now
         let connection: PooledConnection
@@ -512,19 +567,23 @@ final class ConnectionPool: Sendable {
             self.counters.increment(.http2ConnectionsOpened)
             negotiated = .http2(maximumStreams: maximumStreams)
         }
-        let (isShutDown, effects) = self.state.withLockedValue { state in
+        let (isShutDown, superseded, effects) = self.state.withLockedValue { state in
             var effects = Effects()
             // The opener's exchange is already counted by the connection (from its setup).
             state.connections[id] = connection
             for wake in state.machine.connected(key, id, negotiated) {
                 Self.perform(&state, wake, key: key, &effects)
             }
-            return (state.machine.isShutDown, effects)
+            return (state.machine.isShutDown, state.isSuperseded(key), effects)
         }
         effects.run()
         if isShutDown {
             self.release(connection, key: key, reusable: false)
             throw SecureHTTPError(.shutDown, "the transport has been shut down")
+        }
+        if superseded {
+            self.release(connection, key: key, reusable: false)
+            return nil
         }
         return connection
     }
