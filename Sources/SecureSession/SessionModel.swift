@@ -168,8 +168,20 @@ public final class SessionModel<User: Sendable & Equatable> {
     /// Unlocks a locked session through the presence gate. A failed, cancelled or locked-out
     /// check leaves it locked (with a message for a failure or a lockout); the tokens are never
     /// deleted by a failed unlock.
+    ///
+    /// Work the model started before (locking the token manager, which first lets a refresh in
+    /// flight end) is finished first: the session is always read through the gate.
     public func unlock() async {
         guard let attempt = self.apply(.unlockStarted) else { return }
+        if let pending = self.effects {
+            // An unlock that overtook the lock would find the token manager not locked yet and
+            // open the session without asking the user, and the lock would follow it.
+            self.unlocksWaitingForWork += 1
+            await pending.value
+            self.unlocksWaitingForWork -= 1
+            // Signed out (or locked again) meanwhile: nothing to ask the user.
+            guard self.machine.attempt == attempt else { return }
+        }
         let outcome = await Self.unlockSession(
             tokens: self.tokens,
             presence: self.presence,
@@ -259,6 +271,9 @@ public final class SessionModel<User: Sendable & Equatable> {
 
     /// Whether work the machine asked for is still running (for tests).
     var hasPendingWork: Bool { self.effects != nil }
+
+    /// How many unlocks are waiting for work started before them (for tests).
+    @ObservationIgnored private(set) var unlocksWaitingForWork = 0
 
     // MARK: - The machine and its effects
 
@@ -449,6 +464,25 @@ public final class SessionModel<User: Sendable & Equatable> {
         default:
             return .failed(message: messages.fallback)
         }
+    }
+}
+
+@available(macOS 14.0, iOS 17.0, tvOS 17.0, watchOS 10.0, *)
+extension SessionModel: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the token manager (whose own mirror shows no
+    /// token) and whether presence unlock is configured, never the state or the user in it. The
+    /// state belongs to the main actor and the mirror may be asked for anywhere, so the shape is
+    /// fixed.
+    public nonisolated var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "tokens": self.tokens as Any,
+                "presenceUnlock": self.presence == nil ? "none" : "configured",
+                "state": "<redacted>",
+            ],
+            displayStyle: .class
+        )
     }
 }
 

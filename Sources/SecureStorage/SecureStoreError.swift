@@ -9,6 +9,8 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
             case invalidKey, tampered, wrongKey, corrupted, ioFailure, keyUnavailable
             case deviceLocked, authenticationFailed, authenticationCancelled, lockedOut
             case encodingFailed, decodingFailed, unsupported, lockTimeout, cancelled
+            // issue 51 item 16
+            case protectedItem
         }
 
         fileprivate let base: Base
@@ -49,6 +51,11 @@ public struct SecureStoreError: Error, Hashable, Sendable, CustomStringConvertib
         /// The task waiting for the store's cross-process lock was cancelled; the lock was not
         /// taken.
         public static let cancelled = Code(base: .cancelled)
+        // issue 51 item 16
+        /// The item is guarded by a user-presence check and was not written as a coordination
+        /// item: ``SecureStore/coordinationData(forKey:)`` does not release it (read it with
+        /// ``SecureStore/data(forKey:)``, which asks the gate).
+        public static let protectedItem = Code(base: .protectedItem)
     }
 
     /// What went wrong, as a stable code.

@@ -15,6 +15,13 @@ public import Foundation
 /// - Writes (`set`, `removeValue`) do not ask either: they release nothing, and signing out must
 ///   be able to clear tokens without a prompt. Someone holding the unlocked device can therefore
 ///   replace or delete items, but not read them.
+/// - Coordination items (``SecureStore/coordinationData(forKey:)``: a refresh lease, a
+///   preference) are read without the gate. Under a protected key, only an item written as a
+///   coordination item is (``setCoordinationData(_:forKey:)`` marks it in the wrapped store);
+///   the secret ``set(_:forKey:)`` stored there is refused with
+///   ``SecureStoreError/Code/protectedItem``, so `coordinationData` is no way around the gate.
+///   Items under keys that are not protected are stored as they are, so a process that shares
+///   the wrapped store without this wrapper reads them too.
 ///
 /// Time is read from the injected `now` (a `ContinuousClock` by default), so tests control it.
 public final class UserPresenceProtectedStore: SecureStore {
@@ -128,15 +135,22 @@ public final class UserPresenceProtectedStore: SecureStore {
     public func data(forKey key: String) async throws(SecureStoreError) -> Data? {
         try validateItemKey(key)
         guard self.configuration.protectedItems.contains(key) else {
-            return try await self.base.data(forKey: key)
+            return try await self.base.data(forKey: key).map(Self.unmarked)
         }
         guard try await self.base.contains(key) else { return nil }
         try await self.state.authorize(gate: self.gate, configuration: self.configuration)
-        return try await self.base.data(forKey: key)
+        return try await self.base.data(forKey: key).map(Self.unmarked)
     }
 
     /// Stores `data` in the wrapped store, without asking the gate.
     public func set(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        // A secret that began with the coordination mark would be released without the gate.
+        if self.configuration.protectedItems.contains(key) && Self.isMarked(data) {
+            throw SecureStoreError(
+                .protectedItem,
+                "the item '\(key)' is protected and cannot begin with the coordination mark"
+            )
+        }
         try await self.base.set(data, forKey: key)
     }
 
@@ -146,13 +160,46 @@ public final class UserPresenceProtectedStore: SecureStore {
     }
 
     /// A coordination item of the wrapped store, without asking the gate: it holds no secret.
+    ///
+    /// Under a protected key, only an item written with ``setCoordinationData(_:forKey:)`` is
+    /// released; anything else there (the secret ``set(_:forKey:)`` stored) is refused.
+    ///
+    /// - Throws: ``SecureStoreError/Code/protectedItem`` for a protected item that is not a
+    ///   coordination item; the wrapped store's errors.
     public func coordinationData(forKey key: String) async throws(SecureStoreError) -> Data? {
-        try await self.base.coordinationData(forKey: key)
+        try validateItemKey(key)
+        guard let data = try await self.base.coordinationData(forKey: key) else { return nil }
+        if Self.isMarked(data) { return Self.unmarked(data) }
+        guard !self.configuration.protectedItems.contains(key) else {
+            throw SecureStoreError(
+                .protectedItem,
+                "the item '\(key)' is protected by a user-presence check and is not a coordination item"
+            )
+        }
+        return data
     }
 
-    /// Stores a coordination item in the wrapped store, without asking the gate.
+    /// Stores a coordination item in the wrapped store, without asking the gate. Under a
+    /// protected key it is marked as one, so ``coordinationData(forKey:)`` releases it there.
     public func setCoordinationData(_ data: Data, forKey key: String) async throws(SecureStoreError) {
-        try await self.base.setCoordinationData(data, forKey: key)
+        let stored = self.configuration.protectedItems.contains(key) ? Self.coordinationMark + data : data
+        try await self.base.setCoordinationData(stored, forKey: key)
+    }
+
+    /// The bytes in front of a coordination item under a protected key in the wrapped store: a
+    /// NUL and `SNCOORD1`, which no JSON or text value begins with. Only a write that replaces
+    /// the item can put them there, so they never make a stored secret readable.
+    static let coordinationMark = Data([0x00]) + Data("SNCOORD1".utf8)
+
+    /// Whether `data` was written by ``setCoordinationData(_:forKey:)``.
+    static func isMarked(_ data: Data) -> Bool {
+        data.starts(with: Self.coordinationMark)
+    }
+
+    /// `data` without the coordination mark, if it has one (for a process that reads the wrapped
+    /// store without this wrapper).
+    package static func unmarked(_ data: Data) -> Data {
+        Self.isMarked(data) ? Data(data.dropFirst(Self.coordinationMark.count)) : data
     }
 
     /// Whether the wrapped store has the item, without asking the gate.

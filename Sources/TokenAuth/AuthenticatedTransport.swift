@@ -11,6 +11,11 @@ import SecureStorage
 /// 1. binds the token when the request has its connection (`HTTPRequestOptions.Credential`),
 ///    so a request that waited while the token was refreshed carries the new one, and only to
 ///    the origin of the request: after a redirect to another origin the transport binds nothing;
+///    and only in the session the request started in: once that session is locked, ended or
+///    replaced by another sign-in, the request fails before it is written
+///    (``TokenAuthError/Code/sessionLocked``, ``TokenAuthError/Code/signedOut``,
+///    ``TokenAuthError/Code/sessionChanged``), with neither the token it started with nor the
+///    next session's;
 /// 2. with a ``DPoPSigner`` and a DPoP-bound session, adds a proof for that hop and token (RFC 9449);
 /// 3. answers a `use_dpop_nonce` challenge with the nonce it supplied (``DPoPNonceRetry``);
 /// 4. answers a 401 to the token it sent with one refresh and one retry (``UnauthorizedRetry``);
@@ -43,8 +48,9 @@ public struct AuthenticatedTransport: HTTPTransport {
     ///
     /// - Throws: the base transport's `SecureHTTPError`; `SecureHTTPError.Code.credentialUnavailable`
     ///   when no valid token could be obtained (the session ended, or a refresh failed), the
-    ///   DPoP proof could not be made, or the server kept refusing the proof's nonce. The
-    ///   message never holds a token.
+    ///   session was locked, ended or replaced before the request was written, the DPoP proof
+    ///   could not be made, or the server kept refusing the proof's nonce. The message names the
+    ///   ``TokenAuthError/Code`` and never holds a token.
     public func send(
         _ request: HTTPRequest,
         body: Data?,
@@ -85,6 +91,8 @@ extension AuthenticatedTransport {
         var unauthorized = UnauthorizedRetry()
         var nonces = DPoPNonceRetry()
         var token: TokenBinding.Sent?
+        /// The session generation the request belongs to (`TokenManager.validSessionBundle()`).
+        var generation = 0
 
         package init() {}
     }
@@ -95,7 +103,8 @@ extension AuthenticatedTransport {
         case transport(SecureHTTPError)
         /// The DPoP proof for the request could not be made.
         case proof(SecureHTTPError)
-        /// No valid token could be obtained (a refresh failed, or the session ended).
+        /// No valid token could be obtained (a refresh failed, or the session ended), or the
+        /// session the request belongs to was locked, ended or replaced before it was written.
         case authentication(TokenAuthError)
         /// The server kept refusing the proof's nonce, with this status; the tokens were kept.
         case nonceRejected(TokenAuthError, status: Int)
@@ -145,8 +154,9 @@ extension AuthenticatedTransport {
     ) async throws(Failure) -> HTTPTransportResponse {
         if use == .token, state.token == nil {
             do {
-                let bundle = try await self.tokens.validBundle()
+                let (bundle, generation) = try await self.tokens.validSessionBundle()
                 state.token = TokenBinding.Sent(token: bundle.accessToken, type: bundle.tokenType)
+                state.generation = generation
             } catch {
                 throw .authentication(error)
             }
@@ -178,13 +188,25 @@ extension AuthenticatedTransport {
                     throw .authentication(error)
                 }
             }
-            let binding = state.token.map { TokenBinding(tokens: self.tokens, fallback: $0) }
+            let generation = state.generation
+            let binding = state.token.map { TokenBinding(tokens: self.tokens, fallback: $0, generation: generation) }
+            if binding != nil {
+                // The head carries the token of the request's session (its first, or the one a
+                // 401 was answered with): not sent once that session is locked, ended or replaced.
+                do {
+                    try self.tokens.checkSending(session: generation)
+                } catch {
+                    throw .authentication(error)
+                }
+            }
             var hopOptions = options
             hopOptions.credential = binding.map(self.credential(for:))
             let response: HTTPTransportResponse
             do {
                 response = try await self.base.send(head, body: body, options: hopOptions)
             } catch {
+                // A binding refused at connection time failed the hop before it was written.
+                if let refusal = binding?.refusal { throw .authentication(refusal) }
                 if binding != nil, error.code == .credentialUnavailable { throw .proof(error) }
                 throw .transport(error)
             }
@@ -197,17 +219,20 @@ extension AuthenticatedTransport {
     }
 
     /// The credential of one attempt: the token bound at connection time, with its DPoP proof.
+    ///
+    /// A binding the session refuses (locked, ended, replaced) binds an empty value and fails
+    /// in the proof, which the transport calls before it writes the hop: the request is not sent,
+    /// neither with the head's token nor with another.
     private func credential(for binding: TokenBinding) -> HTTPRequestOptions.Credential {
-        var proof: (@Sendable (HTTPRequest, String) throws -> HTTPField?)?
-        if let dpop = self.dpop {
+        let dpop = self.dpop
+        let proof: @Sendable (HTTPRequest, String) throws -> HTTPField? = { request, _ in
+            if let refusal = binding.refusal { throw refusal }
             // The proof signs the hop as it goes out and the token just bound (`ath`).
-            proof = { request, _ in
-                guard let sent = binding.sentCredential, sent.isDPoPBound else { return nil }
-                return HTTPField(
-                    name: DPoPSigner.headerName,
-                    value: try dpop.proof(for: request, accessToken: sent.token)
-                )
-            }
+            guard let dpop, let sent = binding.sentCredential, sent.isDPoPBound else { return nil }
+            return HTTPField(
+                name: DPoPSigner.headerName,
+                value: try dpop.proof(for: request, accessToken: sent.token)
+            )
         }
         return HTTPRequestOptions.Credential(name: .authorization, value: { binding.bind() }, proof: proof)
     }
@@ -255,14 +280,19 @@ extension AuthenticatedTransport {
 }
 
 /// The access token of one attempt, bound when the request has its connection: the token the
-/// manager hands out at that moment (a request that waited for a connection while the token was
-/// refreshed carries the new one), remembered so that a 401 is judged against the token that was
-/// really sent.
+/// manager hands out at that moment for the request's session (a request that waited for a
+/// connection while the token was refreshed carries the new one), remembered so that a 401 is
+/// judged against the token that was really sent. Nothing is bound once that session is locked,
+/// ended or replaced (`refusal`).
 final class TokenBinding: Sendable {
     let tokens: TokenManager
-    /// The token the attempt started with (and its type), sent if the session ended meanwhile.
+    /// The token the attempt started with (and its type), sent when its session publishes none
+    /// at that moment (a refreshed bundle the store has not taken yet), and only then.
     let fallback: Sent
+    /// The session generation the request belongs to.
+    let generation: Int
     private let box = Locked<Sent?>(nil)
+    private let refused = Locked<TokenAuthError?>(nil)
 
     /// An access token as one hop sent it.
     struct Sent: Sendable {
@@ -272,10 +302,14 @@ final class TokenBinding: Sendable {
         var isDPoPBound: Bool { TokenBundle.isDPoP(tokenType: self.type) }
     }
 
-    init(tokens: TokenManager, fallback: Sent) {
+    init(tokens: TokenManager, fallback: Sent, generation: Int) {
         self.tokens = tokens
         self.fallback = fallback
+        self.generation = generation
     }
+
+    /// Why the last binding bound nothing: the session was locked, ended or replaced.
+    var refusal: TokenAuthError? { self.refused.withLock { $0 } }
 
     /// The token and type sent by the last hop that carried one.
     var sentCredential: Sent? { self.box.withLock { $0 } }
@@ -284,10 +318,18 @@ final class TokenBinding: Sendable {
     var sent: String? { self.sentCredential?.token }
 
     /// The `Authorization` value to send now: `Bearer <token>`, or `DPoP <token>` for a
-    /// DPoP-bound one (RFC 9449 §7.1).
+    /// DPoP-bound one (RFC 9449 §7.1); empty, with `refusal` set, when the request's session
+    /// is locked, ended or replaced.
     func bind() -> String {
-        let sent =
-            self.tokens.bundleForSending().map { Sent(token: $0.accessToken, type: $0.tokenType) } ?? self.fallback
+        let current: TokenBundle?
+        do {
+            current = try self.tokens.bundleForSending(session: self.generation)
+        } catch {
+            self.refused.withLock { $0 = error }
+            return ""
+        }
+        let sent = current.map { Sent(token: $0.accessToken, type: $0.tokenType) } ?? self.fallback
+        self.refused.withLock { $0 = nil }
         self.box.withLock { $0 = sent }
         return TokenBundle.authorizationValue(tokenType: sent.type, accessToken: sent.token)
     }

@@ -16,8 +16,9 @@ public final class DPoPSigner: Sendable, CustomStringConvertible {
     /// The key the proofs are signed with.
     public let key: DPoPKey
     private let now: @Sendable () -> Date
-    /// The latest nonce each origin supplied (`https://host:port` → nonce).
-    private let nonces = Locked<[String: String]>([:])
+    /// The latest nonce each origin supplied (`https://host:port` → nonce), for the
+    /// `DPoPNonceTable.maximumOrigins` origins used most recently.
+    private let nonces = Locked(DPoPNonceTable())
     /// The `jwk` header of every proof, serialised once.
     private let headerSegment: String
 
@@ -65,7 +66,7 @@ public final class DPoPSigner: Sendable, CustomStringConvertible {
         claims += #","htu":"# + Self.jsonString(origin + path)
         claims += #","iat":"# + String(Int(self.now().timeIntervalSince1970))
         claims += #","jti":""# + Base64URL.encode(Self.randomBytes(16)) + "\""
-        if let nonce = self.nonces.withLock({ $0[origin] }) {
+        if let nonce = self.nonces.withLock({ $0.nonce(for: origin) }) {
             claims += #","nonce":"# + Self.jsonString(nonce)
         }
         claims += "}"
@@ -106,7 +107,9 @@ public final class DPoPSigner: Sendable, CustomStringConvertible {
     }
 
     /// Remembers the `DPoP-Nonce` of `response` (to `request`) for the next proofs to that
-    /// origin (RFC 9449 §8.2: a server may supply a new nonce in any response).
+    /// origin (RFC 9449 §8.2: a server may supply a new nonce in any response). The nonces of
+    /// the 32 origins used most recently are kept; an older origin's is forgotten, and that
+    /// origin's next request is challenged for a nonce again.
     ///
     /// - Returns: whether the response supplied a (valid) nonce.
     @discardableResult
@@ -114,7 +117,7 @@ public final class DPoPSigner: Sendable, CustomStringConvertible {
         guard let nonce = response.headerFields[Self.nonceHeaderName], Self.isValidNonce(nonce),
             let origin = Self.origin(of: request)
         else { return false }
-        self.nonces.withLock { $0[origin] = nonce }
+        self.nonces.withLock { $0.record(nonce, for: origin) }
         return true
     }
 

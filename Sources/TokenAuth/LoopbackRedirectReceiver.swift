@@ -73,8 +73,10 @@ public final class LoopbackRedirectReceiver: Sendable {
     /// Only a GET to the path whose `state` is the request's ends the wait: any local process can
     /// reach the listener, so one with a wrong or missing `state` is answered 400 and the
     /// receiver keeps waiting. A GET that came before this call was answered as a redirect and
-    /// kept; it is judged here like the others (so the browser may open the app's page before
-    /// the app waits).
+    /// kept, the first of each `state` (those of the 16 latest `state`s), and is judged here
+    /// like the others (so the browser may open the app's page before the app waits). GETs
+    /// without a `state`, or repeating one, take no room: they never push the browser's redirect
+    /// out.
     /// - Throws: ``TokenAuthError/Code/invalidAuthorizationResponse`` when no redirect with the
     ///   request's `state` came in time (the listener is closed then too) or the receiver was
     ///   closed.
@@ -141,6 +143,9 @@ public final class LoopbackRedirectReceiver: Sendable {
     /// Whether a wait has begun, so that each GET to the path is judged at once (for tests).
     var isWaitingForRedirect: Bool { self.waiter.isExpecting }
 
+    /// How many GETs that came before the wait are kept for it to judge (for tests).
+    var keptRedirects: Int { self.waiter.pendingCount }
+
     /// When the listening socket has closed (for tests).
     var listenerClosed: EventLoopFuture<Void> { self.channel.closeFuture }
 
@@ -159,11 +164,22 @@ public final class LoopbackRedirectReceiver: Sendable {
                 case .anyState:
                     return true
                 case .state(let expected):
-                    let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
-                    guard let state = FormEncoding.decode(query)["state"] else { return false }
+                    guard let state = Waiter.state(in: target) else { return false }
                     return constantTimeEquals(Array(state.utf8), Array(expected.utf8))
                 }
             }
+        }
+
+        /// The `state` query parameter of a request target, if it has one.
+        static func state(in target: String) -> String? {
+            let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+            return FormEncoding.decode(query)["state"]
+        }
+
+        /// A GET kept before the expected `state` is known.
+        private struct Pending: Sendable {
+            var state: String
+            var target: String
         }
 
         /// How a GET to the path is answered.
@@ -179,7 +195,8 @@ public final class LoopbackRedirectReceiver: Sendable {
             case notWaiting
         }
 
-        /// The most GETs kept before the expected `state` is known; more are rejected.
+        /// The most `state`s whose GET is kept before the expected `state` is known; a GET with
+        /// a new `state` beyond them forgets the oldest.
         static let maximumPending = 16
 
         private struct State {
@@ -187,7 +204,10 @@ public final class LoopbackRedirectReceiver: Sendable {
             var continuations: [CheckedContinuation<Result<String, TokenAuthError>, Never>] = []
             var onDone: (@Sendable () -> Void)?
             var expectation: Expectation?
-            var pending: [String] = []
+            /// The first GET of each `state`, oldest first, at most ``maximumPending``.
+            var pending: [Pending] = []
+            /// The first GET of all, whatever its `state` (for ``Expectation/anyState``).
+            var first: String?
         }
 
         private let state = NIOLockedValueBox(State())
@@ -216,6 +236,7 @@ public final class LoopbackRedirectReceiver: Sendable {
             defer {
                 state.continuations = []
                 state.pending = []
+                state.first = nil
             }
             return Wake(result: result, continuations: state.continuations, onDone: state.onDone)
         }
@@ -230,13 +251,22 @@ public final class LoopbackRedirectReceiver: Sendable {
         /// Whether the app is waiting, so a GET is judged at once (for tests).
         var isExpecting: Bool { self.state.withLockedValue { $0.expectation != nil } }
 
+        /// How many GETs are kept for the wait to judge (for tests).
+        var pendingCount: Int { self.state.withLockedValue { $0.pending.count } }
+
         /// Sets which GET ends the wait, and judges those kept until now, in order: the first
         /// that matches is the redirect.
         func expect(_ expectation: Expectation) {
             let wake = self.state.withLockedValue { state -> Wake? in
                 state.expectation = expectation
-                guard let target = state.pending.first(where: expectation.accepts) else {
+                let target: String?
+                switch expectation {
+                case .anyState: target = state.first
+                case .state: target = state.pending.first { expectation.accepts($0.target) }?.target
+                }
+                guard let target else {
                     state.pending = []
+                    state.first = nil
                     return nil
                 }
                 return Self.settle(&state, .success(target))
@@ -244,14 +274,20 @@ public final class LoopbackRedirectReceiver: Sendable {
             wake?.run()
         }
 
-        /// Judges a GET to the path: before the expected `state` is known it is kept (at most
-        /// ``maximumPending``), after that it is the redirect or rejected.
+        /// Judges a GET to the path: before the expected `state` is known it is answered as
+        /// kept, and kept if it is the first with its `state` (forgetting the oldest `state`
+        /// beyond ``maximumPending``); after that it is the redirect or rejected.
         func judge(_ target: String) -> Verdict {
             let (verdict, wake) = self.state.withLockedValue { state -> (Verdict, Wake?) in
                 guard state.result == nil else { return (.notWaiting, nil) }
                 guard let expectation = state.expectation else {
-                    guard state.pending.count < Self.maximumPending else { return (.rejected, nil) }
-                    state.pending.append(target)
+                    if state.first == nil { state.first = target }
+                    // Keyed by `state`, so GETs without one, or repeating one, take no room. The
+                    // states compared here are the senders', not the secret one.
+                    if let key = Self.state(in: target), !state.pending.contains(where: { $0.state == key }) {
+                        if state.pending.count == Self.maximumPending { state.pending.removeFirst() }
+                        state.pending.append(Pending(state: key, target: target))
+                    }
                     return (.kept, nil)
                 }
                 guard expectation.accepts(target) else { return (.rejected, nil) }

@@ -100,7 +100,9 @@ public struct OAuthTokenEndpoint: TokenRefresher {
 
         /// The `revocation_endpoint` the server advertises in its authorization server metadata
         /// (RFC 8414, `/.well-known/oauth-authorization-server` on the token endpoint's origin),
-        /// read at the first sign-out and remembered. It is used only when it is on the token
+        /// read at the first sign-out and remembered once the server has answered it for good (a
+        /// 404, or a 200 with metadata); a 5xx or 429 fails that sign-out's revocation
+        /// (``TokenAuthError/Code/serverError``) and is asked again at the next. It is used only when it is on the token
         /// endpoint's own origin (scheme, host and port) and the metadata's `issuer` is that
         /// origin, so a refresh token never goes to a host the app did not configure. A server
         /// that publishes no metadata, or none naming a revocation endpoint, is not revoked at.

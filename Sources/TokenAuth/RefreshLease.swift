@@ -78,7 +78,7 @@ struct RefreshLease: Codable, Sendable, Equatable {
         if changed, !needsRefresh(stored) {
             return .adopt(stored)
         }
-        if let lease, lease.owner != owner, lease.expires > now, ownerIsAlive(lease.processID) {
+        if let lease, lease.isHeld(against: owner, now: now, ownerIsAlive: ownerIsAlive) {
             if let waitingSince, now.timeIntervalSince(waitingSince) >= patience {
                 return .giveUp
             }
@@ -86,6 +86,29 @@ struct RefreshLease: Codable, Sendable, Equatable {
         }
         guard let spending = stored.refreshToken ?? stale.refreshToken else { return .endedElsewhere }
         return .take(spending: spending)
+    }
+
+    /// Whether the lease keeps `owner` waiting: another owner's, not lapsed at `now`, of a
+    /// process that still runs.
+    func isHeld(against owner: String, now: Date, ownerIsAlive: (Int32) -> Bool) -> Bool {
+        self.owner != owner && self.expires > now && ownerIsAlive(self.processID)
+    }
+
+    /// Whether a refresh that has waited since `waitingSince` may go on waiting for a lease
+    /// that still ``isHeld(against:now:ownerIsAlive:)``, reading only the lease: the stored
+    /// bundle (behind a user-presence prompt, perhaps) is read once the lease is let go, or
+    /// when the patience has run out (to adopt a bundle stored meanwhile rather than give up).
+    static func keepsWaiting(
+        for lease: RefreshLease?,
+        owner: String,
+        ownerIsAlive: (Int32) -> Bool,
+        now: Date,
+        waitingSince: Date?,
+        patience: TimeInterval
+    ) -> Bool {
+        guard let lease, lease.isHeld(against: owner, now: now, ownerIsAlive: ownerIsAlive) else { return false }
+        guard let waitingSince else { return true }
+        return now.timeIntervalSince(waitingSince) < patience
     }
 
     /// What a refresh that spent `spent` does with its outcome, given what the store holds now.

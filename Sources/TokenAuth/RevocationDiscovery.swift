@@ -12,9 +12,12 @@ import SecureStorage
 /// endpoint's origin, through the endpoint's transport (its policy and pins), without following
 /// a redirect. Its `revocation_endpoint` is used only when it is an `https` URL on that same
 /// origin and the metadata's `issuer` (when present) is that origin (RFC 8414 §3.3): a refresh
-/// token is never sent to a host the app did not configure. A server without metadata (404, or
-/// any answer that is not metadata) has no revocation endpoint, and that is remembered; a
-/// metadata request that fails in the transport is tried again at the next sign-out.
+/// token is never sent to a host the app did not configure. Only a definite answer is remembered
+/// for the life of the process: a 404 (no metadata), or a 200 whose body is metadata (naming a
+/// usable endpoint or not). Anything else says nothing lasting about the server and is asked
+/// again at the next sign-out: a 5xx or 429 (an error, so the sign-out reports that it did not
+/// revoke), a request that fails in the transport (an error too), or another status or a body
+/// that is not metadata (no revocation this time).
 final class RevocationDiscovery: Sendable {
     /// Where the metadata is read.
     let metadataURL: URL
@@ -36,7 +39,9 @@ final class RevocationDiscovery: Sendable {
 
     /// The advertised revocation endpoint, or nil when the server advertises none on its origin.
     ///
-    /// - Throws: ``TokenAuthError/Code/transportFailure`` when the metadata cannot be fetched.
+    /// - Throws: ``TokenAuthError/Code/transportFailure`` when the metadata cannot be fetched,
+    ///   ``TokenAuthError/Code/serverError`` when the server answered 5xx or 429 (with its
+    ///   ``TokenAuthError/retryAfter``); neither is remembered.
     func endpoint(using transport: any HTTPTransport) async throws(TokenAuthError) -> URL? {
         if let known = self.found.withLock({ $0 }) { return known }
         var request = HTTPRequest(method: .get, url: self.metadataURL)
@@ -51,26 +56,45 @@ final class RevocationDiscovery: Sendable {
                 transportError: error
             )
         }
-        let endpoint = self.revocationEndpoint(in: response)
-        self.found.withLock { $0 = .some(endpoint) }
-        return endpoint
+        let status = response.response.status.code
+        if status == 429 || status >= 500 {
+            // A server that is down or busy now may well publish metadata: ask again next time.
+            throw TokenAuthError(
+                .serverError,
+                "the server's metadata (RFC 8414) could not be read: it answered \(status)",
+                retryAfter: RetryAfter.parse(response.response.headerFields[.retryAfter], now: Date())
+            )
+        }
+        let answer = self.answer(in: response)
+        if answer.isDefinite {
+            self.found.withLock { $0 = .some(answer.endpoint) }
+        }
+        return answer.endpoint
     }
 
     /// The revocation endpoint a metadata answer names, when it may be used.
     func revocationEndpoint(in response: HTTPTransportResponse) -> URL? {
-        guard response.response.status.code == 200, response.body.count <= Self.maximumMetadataSize,
+        self.answer(in: response).endpoint
+    }
+
+    /// What a metadata answer says: the endpoint to use (nil: none), and whether that holds for
+    /// the life of the process (a 404, or a 200 that is metadata) or only for this sign-out.
+    func answer(in response: HTTPTransportResponse) -> (endpoint: URL?, isDefinite: Bool) {
+        let status = response.response.status.code
+        guard status == 200 else { return (nil, status == 404) }
+        guard response.body.count <= Self.maximumMetadataSize,
             let metadata = try? JSONDecoder().decode(Metadata.self, from: response.body)
-        else { return nil }
+        else { return (nil, false) }
         if let issuer = metadata.issuer {
             // RFC 8414 §3.3: the issuer must be the one the metadata was asked of.
             guard let issuerURL = URL(string: issuer), Self.origin(of: issuerURL) == self.origin,
                 issuerURL.path.isEmpty || issuerURL.path == "/"
-            else { return nil }
+            else { return (nil, true) }
         }
         guard let text = metadata.revocationEndpoint, let url = URL(string: text),
             Self.origin(of: url) == self.origin, url.query == nil, url.fragment == nil
-        else { return nil }
-        return url
+        else { return (nil, true) }
+        return (url, true)
     }
 
     /// `scheme://host[:port]` of `url`, lowercased, the port left out when it is the scheme's

@@ -15,6 +15,8 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
             case transportFailure, serverError, invalidResponse, refreshLoop, storageFailure
             case invalidAuthorizationResponse, authorizationCancelled, proofOfPossessionFailed
             case dpopNonceRejected, sessionLocked
+            // issue 51 item 7
+            case sessionChanged
         }
 
         fileprivate let base: Base
@@ -64,6 +66,11 @@ public struct TokenAuthError: Error, Hashable, Sendable, CustomStringConvertible
         /// nothing is handed out until ``TokenManager/unlock()`` has read them again (through the
         /// store's user-presence gate, when it has one). Not terminal.
         public static let sessionLocked = Code(base: .sessionLocked)
+        // issue 51 item 7
+        /// Another sign-in (``TokenManager/signIn(_:)``) replaced the session a request belongs
+        /// to while the request was on its way: it is sent with neither session's token. Not
+        /// terminal: the session now in place is kept.
+        public static let sessionChanged = Code(base: .sessionChanged)
     }
 
     /// What went wrong, as a stable code.

@@ -38,7 +38,10 @@ extension TokenManager {
     /// Under the store's cross-process lock, reads the stored bundle and lease and decides
     /// (``RefreshLease/step(stored:lease:stale:owner:needsRefresh:ownerIsAlive:now:waitingSince:patience:)``);
     /// records this manager's lease when it is to refresh. Waits, re-reading every 20 ms, while
-    /// another process holds a live lease. The lock is held for the read and the write only.
+    /// another process holds a live lease; while it waits only the lease (a coordination item) is
+    /// read, and the bundle (which a user-presence gate may guard) once the lease is let go
+    /// (``RefreshLease/keepsWaiting(for:owner:ownerIsAlive:now:waitingSince:patience:)``). The
+    /// lock is held for the read and the write only.
     ///
     /// - Throws: ``TokenAuthError/Code/storageFailure``: the lock could not be taken, the store
     ///   could not be read or written, or another process's lease stayed live for longer than
@@ -60,23 +63,36 @@ extension TokenManager {
             let step: RefreshLease.Step
             do {
                 defer { lock.release() }
-                let stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
                 // A lease that cannot be read (a torn write by an older version) counts as none.
                 let lease = await self.storedLease()
                 let now = Date()
-                step = RefreshLease.step(
-                    stored: stored,
-                    lease: lease,
-                    stale: stale,
+                if RefreshLease.keepsWaiting(
+                    for: lease,
                     owner: self.leaseOwner,
-                    needsRefresh: { self.needsRefresh($0) },
                     ownerIsAlive: RefreshLease.processIsAlive,
                     now: now,
                     waitingSince: waitingSince,
                     patience: patience
-                )
-                if case .take = step {
-                    try await self.record(self.lease(from: now))
+                ) {
+                    // Another process is refreshing: its outcome is read when it lets the lease
+                    // go, not every 20 ms (each read of the bundle may ask for Face ID).
+                    step = .wait
+                } else {
+                    let stored = try await self.store.value(TokenBundle.self, forKey: self.configuration.storageKey)
+                    step = RefreshLease.step(
+                        stored: stored,
+                        lease: lease,
+                        stale: stale,
+                        owner: self.leaseOwner,
+                        needsRefresh: { self.needsRefresh($0) },
+                        ownerIsAlive: RefreshLease.processIsAlive,
+                        now: now,
+                        waitingSince: waitingSince,
+                        patience: patience
+                    )
+                    if case .take = step {
+                        try await self.record(self.lease(from: now))
+                    }
                 }
             } catch {
                 throw .storage(error, "the session could not be read or its refresh lease recorded under the lock")
@@ -144,10 +160,11 @@ extension TokenManager {
     }
 
     /// The stored lease, read as a coordination item (never behind a user-presence prompt); nil
-    /// when there is none or it cannot be read.
+    /// when there is none or it cannot be read. A lease a `UserPresenceProtectedStore` marked as
+    /// a coordination item is read through a store without that wrapper too.
     func storedLease() async -> RefreshLease? {
         guard let data = try? await self.store.coordinationData(forKey: self.leaseKey) else { return nil }
-        return try? JSONDecoder().decode(RefreshLease.self, from: data)
+        return try? JSONDecoder().decode(RefreshLease.self, from: UserPresenceProtectedStore.unmarked(data))
     }
 
     /// Stores `lease` as a coordination item.

@@ -14,6 +14,8 @@ extension TokenManager {
         from stale: TokenBundle,
         refusal: SignOutReason = .refreshRejected
     ) async throws(TokenAuthError) -> TokenBundle {
+        // No refresh starts while locked: its result would be handed out of a locked session.
+        if self.locked { throw Self.lockedError }
         if let task = self.refreshTask {
             return try await self.join(task)
         }
@@ -157,14 +159,14 @@ extension TokenManager {
         return bundle
     }
 
-    /// Uses a bundle another process refreshed.
+    /// Uses a bundle another process refreshed (published unless the session is locked).
     func adopt(_ adopted: TokenBundle, generation: Int) throws(TokenAuthError) -> TokenBundle {
         guard self.generation == generation else {
             throw TokenAuthError(.signedOut, "the session ended while the token was being refreshed")
         }
         self.bundle = adopted
         self.unsaved = false
-        self.publish(adopted)
+        if !self.locked { self.publish(adopted) }
         self.metrics.refreshEnded(.adopted)
         return adopted
     }
@@ -177,12 +179,14 @@ extension TokenManager {
         return error
     }
 
+    /// Saves `bundle`; once saved, the session's bundle is published, unless the session is
+    /// locked (a refresh that ends during a lock publishes nothing).
     func save(_ bundle: TokenBundle) async throws(TokenAuthError) {
         do {
             try await self.store.set(bundle, forKey: self.configuration.storageKey)
             if self.bundle == bundle {
                 self.unsaved = false
-                self.publish(bundle)
+                if !self.locked { self.publish(bundle) }
             }
         } catch {
             throw .storage(error, "the refreshed tokens could not be stored")
@@ -312,10 +316,15 @@ extension TokenManager {
 
     /// Awaits the refresh in flight. Each call is counted in ``refreshJoins``, so a test can
     /// release a gated refresh once every caller it started has joined.
+    ///
+    /// - Throws: ``TokenAuthError/Code/sessionLocked`` when the session was locked meanwhile:
+    ///   the refreshed bundle is saved, and handed out only after an unlock.
     func join(_ task: Task<TokenBundle, any Error>) async throws(TokenAuthError) -> TokenBundle {
         self.refreshJoins += 1
         do {
-            return try await task.value
+            let bundle = try await task.value
+            if self.locked { throw Self.lockedError }
+            return bundle
         } catch let error as TokenAuthError {
             throw error
         } catch {

@@ -15,6 +15,17 @@ public import SecureStorage
 /// - Terminal refresh failures clear the tokens and emit a signed-out event once; transient ones
 ///   keep the tokens and throw. A refresh-loop guard limits refreshes per window.
 /// - An optional inactivity timeout ends the session after an idle period.
+/// - A locked session hands out and publishes nothing: ``lock()`` takes effect before it waits
+///   for a refresh in flight, whose rotated refresh token is saved but not handed out; no refresh
+///   starts while locked; an ``unlock()`` during a lock waits for it, then reads the tokens
+///   through the store's user-presence gate.
+/// - A request is bound to the session generation it started in: a generation begins with each
+///   sign-in and ends with the session. A request of a locked session or of an ended or replaced
+///   one binds nothing and fails (``TokenAuthError/Code/sessionLocked``,
+///   ``TokenAuthError/Code/signedOut``, ``TokenAuthError/Code/sessionChanged``); it never falls
+///   back to the token it started with, nor carries the next session's.
+///
+/// `dump()`, debuggers and `Mirror` see the store item's name, never the session's state.
 public actor TokenManager {
     /// How the manager refreshes and how long a session may idle.
     public struct Configuration: Sendable {
@@ -124,7 +135,8 @@ public actor TokenManager {
     var lastActivity: Date?
     /// When ``lastActivity`` was last written to the store.
     var lastPersistedActivity: Date?
-    /// Bumped when a session ends, so a refresh that finishes afterwards cannot revive it.
+    /// The session generation: bumped when a session starts or ends, so a refresh that finishes
+    /// afterwards cannot revive it, and a request of one session is never sent in another.
     var generation = 0
     /// Until when the token endpoint asked not to be called again (`Retry-After`).
     var refreshNotBefore: Date?
@@ -137,6 +149,13 @@ public actor TokenManager {
     var unansweredRefreshToken: String?
     /// Whether the session is locked (``lock()``): nothing is handed out, the store is not read.
     var locked = false
+    /// The rest of the lock in progress (a refresh in flight ends, a bundle not yet saved is
+    /// saved), which an ``unlock()`` waits for.
+    var locking: Task<Void, Never>?
+    /// Bumped by every call of ``lock()``: an unlock that read the store meanwhile stays locked.
+    var lockCalls = 0
+    /// How many unlocks have waited for a lock in progress (for tests).
+    var lockJoins = 0
 
     /// Creates a manager.
     ///
@@ -196,22 +215,44 @@ public actor TokenManager {
         await self.endSession(.requested)
     }
 
-    /// Locks the session: the tokens stay in the store, but nothing is handed out (requests go
-    /// without a token, ``validAccessToken()`` throws ``TokenAuthError/Code/sessionLocked``) and
-    /// the store is not read until ``unlock()``.
+    /// Locks the session: the tokens stay in the store, but nothing is handed out (an
+    /// `AuthenticatedTransport` request of the session fails unsent, ``validAccessToken()``
+    /// throws ``TokenAuthError/Code/sessionLocked``, ``accessTokenForSending()`` is nil) and the
+    /// store is not read until ``unlock()``.
     ///
     /// With a store that guards the tokens behind a user-presence check
-    /// (`UserPresenceProtectedStore`), unlocking is what asks the user. A refresh in flight is
-    /// finished (and its rotated refresh token saved) first. The inactivity timeout keeps
-    /// counting while the session is locked, and ``checkInactivity()`` and ``signOut()`` work
-    /// without reading the tokens, so they never ask the user; a sign-out of a locked session
-    /// cannot revoke its refresh token, which it never reads.
+    /// (`UserPresenceProtectedStore`), unlocking is what asks the user. The lock takes effect at
+    /// once: from the call on nothing is handed out or published. A refresh in flight is then
+    /// finished (its rotated refresh token saved, its callers answered with
+    /// ``TokenAuthError/Code/sessionLocked``) before this returns, and an ``unlock()`` meanwhile
+    /// waits for it. The inactivity timeout keeps counting while the session is locked, and
+    /// ``checkInactivity()`` and ``signOut()`` work without reading the tokens, so they never ask
+    /// the user; a sign-out of a locked session cannot revoke its refresh token, which it never
+    /// reads.
     public func lock() async {
-        guard !self.locked else { return }
-        if let task = self.refreshTask { _ = try? await task.value }
-        if self.unsaved, let bundle = self.bundle { try? await self.save(bundle) }
+        self.lockCalls += 1
+        guard !self.locked else {
+            // Locked already, or being locked: done once that lock is.
+            await self.locking?.value
+            return
+        }
         self.locked = true
         self.publish(nil)
+        let generation = self.generation
+        let locking = Task { await self.finishLocking(generation: generation) }
+        self.locking = locking
+        await locking.value
+        if self.locking == locking { self.locking = nil }
+    }
+
+    /// The rest of a lock that has taken effect: a refresh in flight ends (its rotated refresh
+    /// token saved, nothing published), a bundle the store refused before is saved, and the
+    /// tokens are forgotten until ``unlock()`` reads them again.
+    private func finishLocking(generation: Int) async {
+        if let task = self.refreshTask { _ = try? await task.value }
+        if self.unsaved, let bundle = self.bundle { try? await self.save(bundle) }
+        // Ended (or replaced) meanwhile: nothing of this session is left to forget.
+        guard self.locked, self.generation == generation else { return }
         // A refreshed bundle the store still refuses stays in memory, never handed out, until it
         // can be saved; anything else is read again at unlock.
         guard !self.unsaved else { return }
@@ -220,21 +261,38 @@ public actor TokenManager {
     }
 
     /// Unlocks a locked session: reads the tokens from the store (through its user-presence
-    /// check, if it has one) and hands them out again. Does nothing to a session that is not
-    /// locked.
+    /// check, if it has one) and hands them out again. A lock still in progress (waiting for a
+    /// refresh in flight) is finished first, so the read always goes through the check. Does
+    /// nothing to a session that is not locked.
     ///
     /// - Returns: the session's bundle, or nil when there is none.
     /// - Throws: ``TokenAuthError/Code/storageFailure`` when the store refused the read (a failed,
     ///   cancelled or locked-out presence check, a locked device; see
     ///   ``TokenAuthError/storageError``). The session stays locked and the tokens are kept.
+    ///   ``TokenAuthError/Code/sessionLocked`` when ``lock()`` was called again during the read:
+    ///   the session stays locked.
     @discardableResult
     public func unlock() async throws(TokenAuthError) -> TokenBundle? {
+        if let locking = self.locking {
+            self.lockJoins += 1
+            await locking.value
+            if self.locking == locking { self.locking = nil }
+        }
         guard self.locked else { return try await self.loadIfNeeded() }
         let generation = self.generation
+        let lockCalls = self.lockCalls
         let (stored, persisted) = try await self.readStored()
         guard self.locked, self.generation == generation else { return try await self.loadIfNeeded() }
+        guard self.lockCalls == lockCalls else {
+            throw TokenAuthError(.sessionLocked, "the session was locked again while it was being unlocked")
+        }
         self.locked = false
-        if !self.unsaved { self.install(stored, persistedActivity: persisted) }
+        if self.unsaved {
+            // Kept in memory until the store takes it; handed out once saved.
+            self.publish(nil)
+        } else {
+            self.install(stored, persistedActivity: persisted)
+        }
         return self.bundle
     }
 
@@ -319,7 +377,43 @@ public actor TokenManager {
     }
 
     /// The valid bundle behind ``validAccessToken()`` (for `Authorization: <type> <token>`).
+    ///
+    /// - Throws: ``TokenAuthError``; ``TokenAuthError/Code/sessionLocked`` when the session is
+    ///   (or was, on the way) locked, ``TokenAuthError/Code/sessionChanged`` when another sign-in
+    ///   replaced the session on the way.
     public func validBundle() async throws(TokenAuthError) -> TokenBundle {
+        try await self.validSessionBundle().bundle
+    }
+
+    /// ``validBundle()`` and the session generation it belongs to, for a request bound to that
+    /// session (`bundleForSending(session:)`).
+    package func validSessionBundle() async throws(TokenAuthError) -> (bundle: TokenBundle, generation: Int) {
+        let generation = self.generation
+        let bundle = try await self.currentValidBundle()
+        try self.checkHandOut(generation: generation)
+        return (bundle, generation)
+    }
+
+    /// Throws unless a bundle obtained for session `generation` may be handed out now: not while
+    /// locked, not once the session ended or was replaced.
+    func checkHandOut(generation: Int) throws(TokenAuthError) {
+        if self.locked { throw Self.lockedError }
+        guard self.generation == generation else {
+            throw self.bundle == nil
+                ? TokenAuthError(.signedOut, "the session ended while its token was being obtained")
+                : Self.changedError
+        }
+    }
+
+    /// The error of anything asked of a locked session.
+    static let lockedError = TokenAuthError(.sessionLocked, "the session is locked until the user unlocks it")
+    /// The error of a request whose session another sign-in replaced.
+    static let changedError = TokenAuthError(
+        .sessionChanged,
+        "another sign-in replaced the session the request belongs to"
+    )
+
+    private func currentValidBundle() async throws(TokenAuthError) -> TokenBundle {
         // Loaded first, so that a relaunched app judges the activity kept in the store.
         _ = try await self.loadIfNeeded()
         if await self.checkInactivity() {
@@ -359,24 +453,63 @@ public actor TokenManager {
     /// The bundle behind ``accessTokenForSending()`` (for its token type: `Bearer`, or `DPoP`
     /// for a token bound to a ``DPoPKey``), with the same rules.
     public nonisolated func bundleForSending() -> TokenBundle? {
+        (try? self.published(session: nil).get()) ?? nil
+    }
+
+    /// The bundle to bind now to a request of session `generation` (from
+    /// `validSessionBundle()`), with the rules of ``bundleForSending()``; nil when the session
+    /// publishes none (a refreshed bundle the store has not taken yet).
+    ///
+    /// - Throws: ``TokenAuthError/Code/sessionLocked`` while the session is locked;
+    ///   ``TokenAuthError/Code/signedOut`` once it ended, ``TokenAuthError/Code/sessionChanged``
+    ///   once another sign-in replaced it.
+    package nonisolated func bundleForSending(session generation: Int) throws(TokenAuthError) -> TokenBundle? {
+        try self.published(session: generation).get()
+    }
+
+    /// Throws unless a request of session `generation` may still be sent: the rules of
+    /// `bundleForSending(session:)`, for a request whose token is already on it.
+    package nonisolated func checkSending(session generation: Int) throws(TokenAuthError) {
+        if let refusal = self.published.withLock({ Self.refusal(of: $0, session: generation) }) { throw refusal }
+    }
+
+    /// Why a request of session `generation` may not be sent with what `published` says.
+    private static func refusal(of published: PublishedToken, session generation: Int) -> TokenAuthError? {
+        if published.locked { return Self.lockedError }
+        guard published.generation != generation else { return nil }
+        return published.bundle == nil
+            ? TokenAuthError(.signedOut, "the session the request belongs to ended")
+            : Self.changedError
+    }
+
+    /// The published bundle, for a request of session `generation` (nil: any), starting the
+    /// background refresh of an expired one.
+    private nonisolated func published(session generation: Int?) -> Result<TokenBundle?, TokenAuthError> {
         let now = self.now()
-        let (bundle, startRefresh) = self.published.withLock { published -> (TokenBundle?, Bool) in
-            guard let bundle = published.bundle else { return (nil, false) }
+        let (result, startRefresh) = self.published.withLock {
+            published -> (Result<TokenBundle?, TokenAuthError>, Bool) in
+            if let generation, let refusal = Self.refusal(of: published, session: generation) {
+                return (.failure(refusal), false)
+            }
+            guard let bundle = published.bundle else { return (.success(nil), false) }
             if !published.refreshStarted, now >= bundle.expiresAt {
                 published.refreshStarted = true
-                return (bundle, true)
+                return (.success(bundle), true)
             }
-            return (bundle, false)
+            return (.success(bundle), false)
         }
         if startRefresh {
             Task { _ = try? await self.validBundle() }
         }
-        return bundle
+        return result
     }
 
-    /// Publishes the bundle handed out from now on (nil: no session).
+    /// Publishes the bundle handed out from now on (nil: none), with the session's generation
+    /// and whether it is locked.
     func publish(_ bundle: TokenBundle?) {
-        self.published.withLock { $0 = PublishedToken(bundle: bundle) }
+        let generation = self.generation
+        let locked = self.locked
+        self.published.withLock { $0 = PublishedToken(bundle: bundle, generation: generation, locked: locked) }
     }
 
     /// Decides what to do after a request got 401: refresh only if it carried the current token.
@@ -430,7 +563,7 @@ public actor TokenManager {
         return bundle.accessToken != sentToken ? .newer(bundle.accessToken) : .none(current: bundle)
     }
 
-    /// Whether `bundle` should be refreshed now.    /// Whether `bundle` should be refreshed now.
+    /// Whether `bundle` should be refreshed now.
     func needsRefresh(_ bundle: TokenBundle) -> Bool {
         var leeway = self.configuration.refreshLeeway.timeInterval
         if let issued = bundle.issuedAt {
@@ -446,4 +579,23 @@ struct PublishedToken: Sendable {
     var bundle: TokenBundle?
     /// Whether ``TokenManager/accessTokenForSending()`` has started the refresh of this bundle.
     var refreshStarted = false
+    /// The session generation the bundle belongs to.
+    var generation = 0
+    /// Whether the session is locked (the bundle is then nil).
+    var locked = false
+
+    init(bundle: TokenBundle? = nil, generation: Int = 0, locked: Bool = false) {
+        self.bundle = bundle
+        self.generation = generation
+        self.locked = locked
+    }
+}
+
+extension TokenManager: CustomReflectable {
+    /// What `dump()`, debuggers and `Mirror` see: the store item's name, never the session's
+    /// state (its tokens, and the refresh token of a refresh that got no answer). An actor's
+    /// state cannot be read without a hop, so the shape is fixed.
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["storageKey": self.storageKey, "session": "<redacted>"], displayStyle: .class)
+    }
 }

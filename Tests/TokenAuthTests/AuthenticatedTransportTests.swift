@@ -73,6 +73,40 @@ final class ScriptedTransport: HTTPTransport {
     }
 }
 
+/// A transport whose first request waits for `meanwhile` before it goes on to `base` (as a
+/// request that waited for a connection), and whose first answer waits for `afterFirst`.
+struct WaitingTransport: HTTPTransport {
+    let base: ScriptedTransport
+    let meanwhile: @Sendable () async -> Void
+    let afterFirst: @Sendable () async -> Void
+    private let calls = NIOLockedValueBox(0)
+
+    init(
+        base: ScriptedTransport,
+        afterFirst: @escaping @Sendable () async -> Void = {},
+        meanwhile: @escaping @Sendable () async -> Void = {}
+    ) {
+        self.base = base
+        self.meanwhile = meanwhile
+        self.afterFirst = afterFirst
+    }
+
+    func send(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: HTTPRequestOptions
+    ) async throws(SecureHTTPError) -> HTTPTransportResponse {
+        let first = self.calls.withLockedValue { calls in
+            defer { calls += 1 }
+            return calls == 0
+        }
+        if first { await self.meanwhile() }
+        let response = try await self.base.send(request, body: body, options: options)
+        if first { await self.afterFirst() }
+        return response
+    }
+}
+
 @Suite("AuthenticatedTransport: the token, its proof, the nonce challenge and the 401, in one place")
 struct AuthenticatedTransportTests {
     static let profile = HTTPRequest(method: .get, url: URL(string: "https://api.example.com/user/profile")!)
@@ -235,6 +269,88 @@ struct AuthenticatedTransportTests {
             return head
         }
         #expect(base.sent.map(\.authorization) == ["Bearer access-2"])
+    }
+
+    /// What happens to the session while a request of it waits for its connection.
+    enum Change: String, CaseIterable, Sendable {
+        case locked, signedOut, signedInAgain
+
+        var code: TokenAuthError.Code {
+            switch self {
+            case .locked: .sessionLocked
+            case .signedOut: .signedOut
+            case .signedInAgain: .sessionChanged
+            }
+        }
+
+        func apply(to manager: TokenManager) async {
+            switch self {
+            case .locked: await manager.lock()
+            case .signedOut: await manager.signOut()
+            case .signedInAgain:
+                try? await manager.signIn(
+                    TokenBundle(accessToken: "access-B", refreshToken: "refresh-B", expiresAt: Date() + 3600)
+                )
+            }
+        }
+    }
+
+    /// The guarantee "a request is bound to the session generation it started in": a request
+    /// that waited for its connection while its session was locked, ended or replaced binds
+    /// nothing, is not written, and fails with a typed error, neither with the token it started
+    /// with nor with the next session's.
+    @Test(arguments: Change.allCases)
+    func aRequestIsBoundToTheSessionGenerationItStartedIn(change: Change) async throws {
+        let (manager, _) = try await Self.session()
+        let base = ScriptedTransport([.init(status: .ok)])
+        let waiting = WaitingTransport(base: base, meanwhile: { await change.apply(to: manager) })
+        var attempts = 1
+        do {
+            _ = try await Self.send(AuthenticatedTransport(waiting, tokens: manager), attempts: &attempts)
+            Issue.record("sent after the session was \(change)")
+        } catch {
+            guard case .authentication(let failure) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(failure.code == change.code)
+        }
+        #expect(base.sent.isEmpty, "\(base.sent.map(\.authorization))")
+
+        // Through the public entry point: a transport error that names the code, not a token.
+        let (other, _) = try await Self.session()
+        let again = ScriptedTransport([.init(status: .ok)])
+        let transport = AuthenticatedTransport(
+            WaitingTransport(base: again, meanwhile: { await change.apply(to: other) }),
+            tokens: other
+        )
+        let error = await #expect(throws: SecureHTTPError.self) { try await transport.send(Self.profile) }
+        #expect(error?.code == .credentialUnavailable)
+        #expect(error.map { "\($0)".contains("\(change.code)") } == true, "\(String(describing: error))")
+        #expect(error.map { "\($0)".contains("access-") } == false)
+        #expect(again.sent.isEmpty)
+    }
+
+    /// A 401 answered after another sign-in replaced the session: the retry is not sent with the
+    /// new session's token (which the refresh-and-retry would otherwise pick up as "newer").
+    @Test func aRetryAfterA401IsNotSentWithTheNextSessionsToken() async throws {
+        let (manager, refresher) = try await Self.session()
+        let base = ScriptedTransport([Self.invalidToken, .init(status: .ok)])
+        let waiting = WaitingTransport(base: base, afterFirst: { await Change.signedInAgain.apply(to: manager) })
+        var attempts = 1
+        do {
+            _ = try await Self.send(AuthenticatedTransport(waiting, tokens: manager), attempts: &attempts)
+            Issue.record("the retry was sent")
+        } catch {
+            guard case .authentication(let failure) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(failure.code == .sessionChanged)
+        }
+        #expect(base.sent.map(\.authorization) == ["Bearer access-1"])
+        #expect(refresher.calls.isEmpty)
+        #expect(try await manager.validAccessToken() == "access-B")
     }
 
     // MARK: - Against the reference server

@@ -104,7 +104,10 @@ struct TokenManagerLockTests {
         #expect(try await self.store.contains("SecureNetworking.tokens") == false)
     }
 
-    @Test func aRefreshInFlightFinishesAndIsSavedBeforeTheLock() async throws {
+    /// The guarantee "a locked session hands out and publishes nothing": from the call of
+    /// `lock()` on, not once the refresh in flight has ended; that refresh is saved, and its
+    /// result reaches no caller.
+    @Test func aLockedSessionHandsOutAndPublishesNothingFromTheCall() async throws {
         let refresher = ScriptedRefresher(
             [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600, refreshToken: "refresh-2"))],
             gated: true
@@ -115,13 +118,75 @@ struct TokenManagerLockTests {
         let request = Task { try await manager.validAccessToken() }
         await refresher.started.wait()
         let locking = Task { await manager.lock() }
+        // Locked while the refresh is still held: nothing on requests, a typed error for callers,
+        // and no refresh started.
+        try await waitFor { manager.accessTokenForSending() == nil }
+        try #require(manager.accessTokenForSending() == nil, "the lock waited for the refresh")
+        #expect(await manager.isLocked)
+        await #expect(throws: TokenAuthError(.sessionLocked, "")) { try await manager.validAccessToken() }
+        await #expect(throws: TokenAuthError(.sessionLocked, "")) {
+            try await manager.handleUnauthorized(sentToken: "access-1")
+        }
         await refresher.release?.open()
         await locking.value
-        #expect(try await request.value == "access-2")
+        // The refresh's result is not handed out to the caller that waited for it, nor published.
+        await #expect(throws: TokenAuthError(.sessionLocked, "")) { try await request.value }
+        #expect(manager.accessTokenForSending() == nil)
+        #expect(manager.bundleForSending() == nil)
         #expect(await manager.isLocked)
-        // The rotated refresh token was saved, not lost to the lock.
+        #expect(refresher.calls == ["refresh-1"])
+        // The rotated refresh token was saved, not lost to the lock, and is handed out after the
+        // unlock.
         let stored = try await self.store.value(TokenBundle.self, forKey: "SecureNetworking.tokens")
         #expect(stored?.refreshToken == "refresh-2")
+        #expect(try await manager.unlock()?.accessToken == "access-2")
+        #expect(manager.accessTokenForSending() == "access-2")
+    }
+
+    /// An unlock that comes while a lock waits for a refresh waits for the lock, then reads the
+    /// tokens through the store's presence gate (never the ones in memory, without it).
+    @Test func anUnlockDuringALockWaitsForItAndReadsThroughTheGate() async throws {
+        let gate = CountingGate(answers: [])
+        let protected = UserPresenceProtectedStore(wrapping: self.store, gate: gate)
+        let refresher = ScriptedRefresher(
+            [.succeed(TokenResponse(accessToken: "access-2", expiresIn: 3600, refreshToken: "refresh-2"))],
+            gated: true
+        )
+        let manager = self.manager(refresher, store: protected)
+        try await manager.signIn(bundle(clock: self.clock))
+        self.clock.advance(3600)
+        let request = Task { try await manager.validAccessToken() }
+        await refresher.started.wait()
+        let locking = Task { await manager.lock() }
+        try await waitFor { manager.accessTokenForSending() == nil }
+        let asked = gate.asked
+        let unlocking = Task { try await manager.unlock() }
+        try await waitUntilUnlocksJoined(manager, 1)
+        #expect(gate.asked == asked, "the unlock read the tokens before the lock was done")
+        await refresher.release?.open()
+        await locking.value
+        // The unlock read what the lock saved, through the gate.
+        #expect(try await unlocking.value?.accessToken == "access-2")
+        #expect(gate.asked == asked + 1)
+        #expect(await manager.isLocked == false)
+        await #expect(throws: TokenAuthError(.sessionLocked, "")) { try await request.value }
+        #expect(try await manager.validAccessToken() == "access-2")
+    }
+
+    /// A lock that comes while an unlock reads the tokens wins: the session stays locked.
+    @Test func aLockDuringAnUnlockKeepsTheSessionLocked() async throws {
+        let store = HeldReadStore(base: self.store)
+        let manager = self.manager(ScriptedRefresher([]), store: store)
+        try await manager.signIn(bundle(clock: self.clock))
+        await manager.lock()
+        store.holdReads()
+        let unlocking = Task { try await manager.unlock() }
+        await store.readHeld.wait()
+        await manager.lock()
+        await store.release.open()
+        await #expect(throws: TokenAuthError(.sessionLocked, "")) { try await unlocking.value }
+        #expect(await manager.isLocked)
+        #expect(manager.accessTokenForSending() == nil)
     }
 
     @Test func aTokenRefusedBeforeItExpiredThenARefusedRefreshIsARevocation() async throws {
@@ -231,17 +296,73 @@ final class CountingStore: SecureStore {
     }
 }
 
-/// A presence gate that answers with the scripted error codes in turn (success when empty).
+/// A presence gate that answers with the scripted error codes in turn (success when empty),
+/// and counts the checks.
 final class CountingGate: UserPresenceGate {
-    private let answers: NIOLockedValueBox<[SecureStoreError.Code]>
+    private let answers: NIOLockedValueBox<(codes: [SecureStoreError.Code], asked: Int)>
 
     init(answers: [SecureStoreError.Code]) {
-        self.answers = NIOLockedValueBox(answers)
+        self.answers = NIOLockedValueBox((answers, 0))
     }
 
+    /// How many checks the gate was asked for.
+    var asked: Int { self.answers.withLockedValue { $0.asked } }
+
     func authenticate(reason: String) async throws(SecureStoreError) {
-        let next = self.answers.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
+        let next = self.answers.withLockedValue { answers -> SecureStoreError.Code? in
+            answers.asked += 1
+            return answers.codes.isEmpty ? nil : answers.codes.removeFirst()
+        }
         if let next { throw SecureStoreError(next, "scripted") }
     }
+}
+
+/// A store whose reads of item values wait, once ``holdReads()`` was called, until the test
+/// opens ``release``; ``readHeld`` opens when one is waiting.
+final class HeldReadStore: SecureStore {
+    let base: any SecureStore
+    let readHeld = Gate()
+    let release = Gate()
+    private let holding = NIOLockedValueBox(false)
+
+    init(base: any SecureStore) {
+        self.base = base
+    }
+
+    func holdReads() { self.holding.withLockedValue { $0 = true } }
+
+    func data(forKey key: String) async throws(SecureStoreError) -> Data? {
+        if self.holding.withLockedValue({ $0 }) {
+            await self.readHeld.open()
+            await self.release.wait()
+        }
+        return try await self.base.data(forKey: key)
+    }
+
+    func set(_ data: Data, forKey key: String) async throws(SecureStoreError) {
+        try await self.base.set(data, forKey: key)
+    }
+
+    func removeValue(forKey key: String) async throws(SecureStoreError) {
+        try await self.base.removeValue(forKey: key)
+    }
+
+    func contains(_ key: String) async throws(SecureStoreError) -> Bool {
+        try await self.base.contains(key)
+    }
+}
+
+/// Waits (up to 10 s) until `count` unlocks have waited for a lock in progress.
+func waitUntilUnlocksJoined(
+    _ manager: TokenManager,
+    _ count: Int,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    for _ in 0..<2000 {
+        if await manager.lockJoins >= count { break }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    let joined = await manager.lockJoins
+    #expect(joined == count, "only \(joined) unlocks waited for the lock", sourceLocation: sourceLocation)
 }
 #endif

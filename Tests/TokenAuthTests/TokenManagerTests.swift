@@ -378,9 +378,18 @@ struct TokenManagerTests {
     }
 
     @Test func aSessionInUseDumpsNoSecret() async throws {
-        let manager = self.manager(ScriptedRefresher([]))
+        let lost = TokenAuthError(
+            .transportFailure,
+            "lost",
+            transportError: SecureHTTPError(.connectionClosed, "closed before the answer")
+        )
+        let manager = self.manager(ScriptedRefresher([.fail(lost)]))
         try await manager.signIn(bundle(access: "SECRET-A", refresh: "SECRET-R", clock: self.clock))
         #expect(try await manager.validAccessToken() == "SECRET-A")
+        // A refresh that got no answer: the manager remembers the refresh token it presented.
+        self.clock.advance(3600)
+        await #expect(throws: TokenAuthError(.transportFailure, "")) { try await manager.validAccessToken() }
+        #expect(await manager.unansweredRefreshToken == "SECRET-R")
         let signer = DPoPSigner(key: DPoPKey())
         var head = HTTPResponse(status: .unauthorized)
         head.headerFields[DPoPSigner.nonceHeaderName] = "SECRET-NONCE"
@@ -392,6 +401,13 @@ struct TokenManagerTests {
             #expect(!String(describing: subject).contains("SECRET"))
             #expect(!String(reflecting: subject).contains("SECRET"))
         }
+        // An actor's stored properties are reflected unless it says otherwise (a crash reporter
+        // walking `Mirror` included): the manager shows a fixed, redacted shape.
+        var dumped = ""
+        dump(manager, to: &dumped)
+        #expect(dumped.contains("<redacted>") && dumped.contains("SecureNetworking.tokens"), "\(dumped)")
+        let mirrored = Mirror(reflecting: manager).children.map { "\($0.label ?? ""): \($0.value)" }.joined()
+        #expect(!mirrored.contains("SECRET"), "\(mirrored)")
     }
 }
 

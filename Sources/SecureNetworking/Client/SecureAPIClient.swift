@@ -198,16 +198,19 @@ public final class SecureAPIClient: Sendable {
 
     /// ``response(for:)``; with `provesKeyWithoutToken` (a sign-in request, when the client has
     /// a DPoP signer), the request carries a DPoP proof without `ath`, so the tokens it is
-    /// answered with are bound to the key.
+    /// answered with are bound to the key; `redirects` replaces the transport's redirect rules
+    /// (a sign-in follows none).
     private func response<Response>(
         for request: Request<Response>,
-        provesKeyWithoutToken: Bool
+        provesKeyWithoutToken: Bool,
+        redirects: RedirectPolicy? = nil
     ) async throws(APIError) -> APIResponse<Response> {
         var attempt = 1
         do {
             return try await self.response(
                 for: request,
                 provesKeyWithoutToken: provesKeyWithoutToken,
+                redirects: redirects,
                 attempt: &attempt
             )
         } catch {
@@ -217,15 +220,17 @@ public final class SecureAPIClient: Sendable {
         }
     }
 
-    /// ``response(for:provesKeyWithoutToken:)``, counting its attempts in `attempt`. The token
+    /// ``response(for:provesKeyWithoutToken:redirects:)``, counting its attempts in `attempt`. The token
     /// parts (binding, DPoP proof, nonce challenge, 401) are the ``TokenAuth/AuthenticatedTransport``'s;
     /// the failures it hands back are retried here with backoff.
     private func response<Response>(
         for request: Request<Response>,
         provesKeyWithoutToken: Bool,
+        redirects: RedirectPolicy?,
         attempt: inout Int
     ) async throws(APIError) -> APIResponse<Response> {
-        let prepared = try self.prepare(request)
+        var prepared = try self.prepare(request)
+        prepared.redirects = redirects
         // prepare() refused the request when tokens is nil.
         let use: AuthenticatedTransport.Use? =
             request.requiresAuthentication ? .token : (provesKeyWithoutToken && self.dpop != nil ? .keyProof : nil)
@@ -270,10 +275,15 @@ public final class SecureAPIClient: Sendable {
     /// The request is sent without a token; its JSON answer is read with the RFC 6749 field
     /// names whatever the client's key strategy.
     ///
+    /// Like a token endpoint's request (`HTTPRequestOptions.tokenEndpoint`), it follows no
+    /// redirect: the credentials are never re-sent elsewhere, and a token answer from an origin
+    /// the login route redirected to (an open redirect handing the app an attacker's session, a
+    /// login CSRF) is never taken. A 3xx is thrown as ``APIError/Code/unexpectedStatus``.
+    ///
     /// - Throws: ``APIError``; ``APIError/Code/invalidCredentials`` when the server refused the
     ///   credentials (a 401, or a 400 `invalid_credentials`, `invalid_grant` or without a
-    ///   code); ``APIError/Code/invalidRequest`` when the client has no
-    ///   ``Configuration/authentication``.
+    ///   code); ``APIError/Code/unexpectedStatus`` with the status for a redirect;
+    ///   ``APIError/Code/invalidRequest`` when the client has no ``Configuration/authentication``.
     @discardableResult
     public func signIn(_ request: Request<TokenResponse>) async throws(APIError) -> TokenBundle {
         guard let tokens = self.tokens else {
@@ -292,7 +302,11 @@ public final class SecureAPIClient: Sendable {
         raw.timeout = request.timeout
         let answer: APIResponse<Data>
         do {
-            answer = try await self.response(for: raw, provesKeyWithoutToken: self.dpop != nil)
+            answer = try await self.response(
+                for: raw,
+                provesKeyWithoutToken: self.dpop != nil,
+                redirects: RedirectPolicy.none
+            )
         } catch {
             // A refusal of the credentials is not a session that ended (`invalidCredentials`).
             throw APIError.signInFailed(error)
@@ -334,6 +348,8 @@ public final class SecureAPIClient: Sendable {
         var body: Data?
         var logPath: String
         var timeout: Duration?
+        /// The redirect rules of the request; nil: the transport's.
+        var redirects: RedirectPolicy?
     }
 
     private func prepare<Response>(_ request: Request<Response>) throws(APIError) -> Prepared {
@@ -397,7 +413,7 @@ public final class SecureAPIClient: Sendable {
         state: inout AuthenticatedTransport.State,
         attempt: inout Int
     ) async throws(APIError) -> Result<HTTPTransportResponse, APIError> {
-        var options = HTTPRequestOptions()
+        var options = HTTPRequestOptions(redirects: prepared.redirects)
         options.timeout = prepared.timeout
         guard let use, let tokens = self.tokens else {
             let head = try await self.adapted(

@@ -552,6 +552,76 @@ struct SessionModelTests {
         #expect(launch.presence.isEnabled == false)
     }
 
+    /// The app leaves while a refresh is in flight (the token manager's lock waits for it) and
+    /// the user unlocks at once, before the lock is done: the unlock waits for the lock, then
+    /// asks the gate. It never finds the token manager not yet locked and opens the session
+    /// without asking.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func anUnlockBeforeTheLockIsDoneWaitsForItAndAsksTheGate() async throws {
+        let launch = await self.signedInWithPresence()
+        await self.refresher.hold()
+        await self.refresher.answer(
+            .success(TokenResponse(accessToken: "access-1", expiresIn: 3600, refreshToken: "refresh-1"))
+        )
+        self.clock.advance(.seconds(3600))
+        let request = Task { try await launch.tokens.validAccessToken() }
+        await self.refresher.waitForRefresh()
+        // No `idle()`: the lock is still waiting for the refresh.
+        launch.model.appDidEnterBackground()
+        #expect(launch.model.state == .locked(message: nil))
+        launch.model.appWillEnterForeground()
+        let askedBefore = await self.gate.asked
+        await self.gate.answer(.passed)
+        let unlocking = Task { await launch.model.unlock() }
+        try await self.waitUntil { launch.model.unlocksWaitingForWork == 1 }
+        #expect(await self.gate.asked == askedBefore, "the unlock read the tokens before the lock was done")
+        #expect(launch.model.state == .unlocking)
+        await self.refresher.release()
+        await unlocking.value
+        #expect(await self.gate.asked == askedBefore + 1)
+        #expect(launch.model.state == .signedIn("ada"))
+        #expect(await launch.tokens.isLocked == false)
+        // The refresh that ended during the lock was saved; its caller got nothing.
+        await #expect(throws: TokenAuthError(.sessionLocked, "")) { try await request.value }
+        #expect(try await launch.tokens.validAccessToken() == "access-1")
+    }
+
+    /// Polls `condition`, a value the model keeps for tests (not an interleaving hoped for), for
+    /// up to 10 s.
+    func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for _ in 0..<2000 where !condition() {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(condition(), "the condition did not hold within 10 s", sourceLocation: sourceLocation)
+    }
+
+    /// `dump()` of the model and of its token manager shows no token (a refresh that got no
+    /// answer leaves its refresh token in the manager) and not the user.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
+    @Test func aModelDumpsNoTokenAndNoUser() async throws {
+        let launch = await self.signedInWithPresence()
+        let lost = TokenAuthError(
+            .transportFailure,
+            "lost",
+            transportError: SecureHTTPError(.connectionClosed, "closed before the answer")
+        )
+        await self.refresher.answer(.failure(lost))
+        self.clock.advance(.seconds(3600))
+        await #expect(throws: TokenAuthError(.transportFailure, "")) { try await launch.tokens.validAccessToken() }
+        #expect(await launch.tokens.unansweredRefreshToken == "refresh-0")
+        #expect(launch.model.state == .signedIn("ada"))
+        for subject in [launch.model, launch.tokens] as [Any] {
+            var dumped = ""
+            dump(subject, to: &dumped)
+            for secret in ["refresh-0", "access-0", "ada"] {
+                #expect(!dumped.contains(secret), "\(dumped)")
+            }
+            #expect(dumped.contains("<redacted>"), "\(dumped)")
+            let mirrored = Mirror(reflecting: subject).children.map { "\($0.label ?? ""): \($0.value)" }.joined()
+            #expect(!mirrored.contains("refresh-0") && !mirrored.contains("ada"), "\(mirrored)")
+        }
+    }
+
     @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aSignOutWhileThePromptShowsWinsAndKeepsNothing() async throws {
         let launch = await self.signedInWithPresence()
