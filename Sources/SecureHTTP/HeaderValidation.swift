@@ -1,4 +1,5 @@
 public import HTTPTypes
+import ServerTrust
 
 extension HTTPField {
     /// Creates a field, refusing a value that would be rewritten on the wire.
@@ -77,5 +78,75 @@ enum SensitiveFields {
         fields.map { field in
             Self.names.contains(field.name) ? "\(field.name): <redacted>" : "\(field.name): \(field.value)"
         }.joined(separator: ", ")
+    }
+}
+
+/// The `Host` field an app sets on a request (issue 51 item 20).
+///
+/// On HTTP/1.1 the field is written as the app set it; HTTP/2 has no `Host` (RFC 9113
+/// §8.3.1: `:authority` carries the URL's authority) and drops it. A `Host` that named another
+/// host than the URL would so reach the server on one protocol and not the other, and which one
+/// a connection speaks is the server's choice in ALPN: both transports refuse it instead, the
+/// same way on both protocols. A `Host` equal to the authority (host names compared without
+/// case, the scheme's default port implied) is accepted; on HTTP/2 it becomes `:authority`.
+enum HostField {
+    static let name = HTTPField.Name("host")!
+
+    /// - Throws: ``SecureHTTPError/Code/invalidRequest`` for more than one `Host` field, or one
+    ///   that differs from the request's authority. The message names the authority, not the
+    ///   field's value.
+    static func check(_ request: HTTPRequest) throws(SecureHTTPError) {
+        let values = request.headerFields[values: Self.name]
+        guard let value = values.first else { return }
+        guard values.count == 1 else {
+            throw SecureHTTPError(.invalidRequest, "the request has more than one Host field")
+        }
+        guard let authority = request.authority,
+            Self.sameAuthority(value, authority, defaultPort: Self.defaultPort(request.scheme))
+        else {
+            throw SecureHTTPError(
+                .invalidRequest,
+                "the request's Host field differs from its URL's authority "
+                    + "\(OutsideText.escaped(request.authority ?? "(none)")): HTTP/2 sends only the URL's "
+                    + "authority, so the field would reach the server on HTTP/1.1 only; put the host in the URL "
+                    + "instead (a Host equal to the authority is accepted)"
+            )
+        }
+    }
+
+    static func defaultPort(_ scheme: String?) -> Int? {
+        switch scheme?.lowercased() {
+        case "https": return 443
+        case "http": return 80
+        default: return nil
+        }
+    }
+
+    /// Whether two `host[:port]` texts name the same authority: the host without case, a
+    /// missing port the scheme's default.
+    static func sameAuthority(_ first: String, _ second: String, defaultPort: Int?) -> Bool {
+        guard let first = Self.split(first), let second = Self.split(second) else { return false }
+        return first.host.lowercased() == second.host.lowercased()
+            && (first.port ?? defaultPort) == (second.port ?? defaultPort)
+    }
+
+    /// `host` and its port, the brackets of an IPv6 literal kept; nil for a malformed port.
+    static func split(_ authority: String) -> (host: Substring, port: Int?)? {
+        let text = authority[...]
+        let hostEnd: Substring.Index
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { return nil }
+            hostEnd = text.index(after: close)
+        } else {
+            hostEnd = text.firstIndex(of: ":") ?? text.endIndex
+        }
+        let host = text[..<hostEnd]
+        let rest = text[hostEnd...]
+        guard !host.isEmpty else { return nil }
+        guard let colon = rest.first else { return (host, nil) }
+        guard colon == ":", let port = Int(rest.dropFirst()), (0...65_535).contains(port),
+            rest.dropFirst().allSatisfy(\.isASCII)
+        else { return nil }
+        return (host, port)
     }
 }

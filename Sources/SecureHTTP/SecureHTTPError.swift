@@ -114,6 +114,10 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
     var requestWasNotSent = false
 
     /// Creates an error. Never put a header value, body, token or key in `message`.
+    ///
+    /// Each line of `message` goes through ServerTrust's `OutsideText.escaped(_:)`: a host
+    /// name, a proxy's status line or a server's words that reached it cannot rewrite the
+    /// terminal or start a CI workflow command.
     public init(
         _ code: Code,
         _ message: String,
@@ -121,7 +125,7 @@ public struct SecureHTTPError: Error, Hashable, Sendable, CustomStringConvertibl
         pinReport: PinValidationReport? = nil
     ) {
         self.code = code
-        self.message = message
+        self.message = OutsideText.escapedLines(message)
         self.serverTrustError = serverTrustError
         self.pinReport = pinReport
     }

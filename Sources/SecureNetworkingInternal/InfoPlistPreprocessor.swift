@@ -1,17 +1,31 @@
-package import Foundation
+import Foundation
 
 /// Xcode's Info.plist preprocessor (`INFOPLIST_PREPROCESS = YES`): the build runs the C
 /// preprocessor over the Info.plist, so the source file may hold `#ifdef DEBUG`, `#if`, `#else`,
 /// `#endif`, `#define` and `#include` lines that no property-list reader accepts.
 ///
-/// This evaluator reads the conditional lines as `cpp -P -traditional` does for the simple
-/// expressions Info.plists use: `defined(NAME)` and `defined NAME`, `!`, `&&`, `||`,
-/// parentheses, `==` and `!=`, integer literals, and names (a defined name is its value, 1 when
-/// given without one; an undefined name is 0). It does not expand macros in the text and does
-/// not follow `#include`. Directive and skipped lines become empty lines, so line numbers stay
-/// those of the source.
+/// This evaluator reads the file as `cpp -P -traditional` does (issue 51 item 11), or refuses
+/// it with a ``Failure`` naming the line; it never guesses:
+///
+/// - A directive is the whole logical line: backslash-newlines join lines, and a `/* … */`
+///   comment is a space that ends at `*/` (on a later line too, which then belongs to the
+///   directive). `//` starts no comment in traditional mode (so that URLs survive), and `"…"` or
+///   `'…'` on a line hides a `/*` as cpp's string and character constants do. Comments are
+///   removed from the text as well, and a directive inside one is no directive. A `#` must be in
+///   the first column: an indented directive, which cpp leaves in the text, is refused.
+/// - `#if` and `#elif` take C's integer expressions: decimal, octal and hexadecimal integers,
+///   `defined NAME` and `defined(NAME)`, `!`, `~`, unary `-` and `+`, `* / %`, `+ -`, `<< >>`,
+///   `< > <= >=`, `== !=`, `& ^ |`, `&&`, `||`, `?:` and parentheses, in 64-bit signed
+///   arithmetic; an undefined name is 0. A name defined by `-D` or `#define` is replaced by its
+///   definition's tokens, as cpp replaces it.
+/// - Refused: a name defined as something other than an integer expression (`#define X foo`
+///   used in an `#if`), a function-like macro, a name the compiler predefines (`__APPLE__`:
+///   give it with `-D`), unsigned literals, character constants, an operator C has not, overflow
+///   and division by zero, `#include`, `#import` and `#error`.
+///
+/// Directive and skipped lines become empty lines, so line numbers stay those of the source.
 package enum InfoPlistPreprocessor {
-    /// A directive line: its 1-based line and its text (trimmed, at most 80 characters).
+    /// A directive line: its 1-based line and its text (trimmed, whole).
     package struct Directive: Equatable, Sendable {
         package let line: Int
         package let text: String
@@ -72,7 +86,7 @@ package enum InfoPlistPreprocessor {
                 || after == "\""
         else { return nil }
         let text = trimmed.trimmingCharacters(in: .whitespacesAndNewlines)
-        return Directive(line: number, text: String(text.prefix(80)), name: String(name))
+        return Directive(line: number, text: text, name: String(name))
     }
 
     /// The first directive of a text property list, or nil (binary ones have none).
@@ -100,9 +114,11 @@ package enum InfoPlistPreprocessor {
     }
 
     /// Evaluates the conditionals with `definitions` (a name and its value; `-D NAME` is 1).
-    /// - Throws: ``Failure`` for `#include` or `#import` (not followed: preprocess the file
-    ///   with `cpp`), `#error`, an expression it does not read, an `#else` or `#endif` without
-    ///   `#if`, and an `#if` without `#endif`.
+    /// - Throws: ``Failure`` for what `cpp -P -traditional` would read differently or this
+    ///   evaluator cannot read (see the type's summary): `#include` or `#import` (not followed:
+    ///   preprocess the file with `cpp`), `#error`, an expression it does not evaluate, an
+    ///   indented directive, an unclosed comment, an `#else` or `#endif` without `#if`, and an
+    ///   `#if` without `#endif`.
     package static func evaluate(_ text: String, definitions: [String: Int]) throws(Failure) -> Result {
         try Self.evaluate(lines: Self.lines(of: text), text: text, definitions: definitions)
     }
@@ -113,7 +129,9 @@ package enum InfoPlistPreprocessor {
         text: String,
         definitions: [String: Int]
     ) throws(Failure) -> Result {
-        var definitions = definitions
+        // A property list without directives (nearly all of them) is its own result.
+        guard Self.hasDirective(lines) else { return Result(text: text, branches: []) }
+        var macros = Macros(definitions)
         struct Open {
             let line: Int
             /// Whether the enclosing lines are read.
@@ -125,70 +143,71 @@ package enum InfoPlistPreprocessor {
         }
         var stack: [Open] = []
         var branches: [Branch] = []
-        var output: [Substring] = []
-        // A property list without directives (nearly all of them) is its own result.
-        guard Self.hasDirective(lines) else { return Result(text: text, branches: []) }
-        for (index, line) in lines.enumerated() {
-            let number = index + 1
+        var output: [String] = []
+        output.reserveCapacity(lines.count)
+        for unit in try Self.logicalLines(lines) {
+            let number = unit.line
             let active = stack.last?.active ?? true
-            guard let directive = Self.directive(line, number: number) else {
-                output.append(active ? line : "")
+            if !unit.startsInComment, lines[number - 1].first != "#",
+                Self.directive(lines[number - 1], number: number) != nil
+            {
+                throw Failure(
+                    line: number,
+                    reason:
+                        "'\(unit.written.prefix(40))' is not a directive for cpp -traditional, which reads one only with its # in the first column (Xcode's preprocessor leaves the line in the Info.plist)"
+                )
+            }
+            guard let (name, argument) = Self.directive(in: unit) else {
+                output.append(active ? unit.text : "")
+                output.append(contentsOf: repeatElement("", count: unit.count - 1))
                 continue
             }
-            output.append("")
-            let argument = Self.argument(of: directive)
-            switch directive.name {
+            output.append(contentsOf: repeatElement("", count: unit.count))
+            switch name {
             case "if", "ifdef", "ifndef":
                 var taken = false
                 if active {
-                    switch directive.name {
-                    case "ifdef": taken = definitions[try Self.name(argument, directive)] != nil
-                    case "ifndef": taken = definitions[try Self.name(argument, directive)] == nil
-                    default: taken = try Self.value(argument, definitions, line: number) != 0
+                    switch name {
+                    case "ifdef":
+                        taken = try macros.isDefined(try Self.name(argument, name, line: number), line: number)
+                    case "ifndef":
+                        taken = try !macros.isDefined(try Self.name(argument, name, line: number), line: number)
+                    default: taken = try Self.value(argument, macros, line: number) != 0
                     }
                 }
                 stack.append(Open(line: number, outerActive: active, anyTaken: taken, active: taken))
-                branches.append(Branch(line: number, directive: directive.text, taken: taken))
+                branches.append(Branch(line: number, directive: unit.written, taken: taken))
             case "elif", "else":
                 guard var open = stack.popLast() else {
-                    throw Failure(line: number, reason: "#\(directive.name) without #if")
+                    throw Failure(line: number, reason: "#\(name) without #if")
                 }
                 guard !open.sawElse else {
-                    throw Failure(
-                        line: number,
-                        reason: "#\(directive.name) after #else (the #if is on line \(open.line))"
-                    )
+                    throw Failure(line: number, reason: "#\(name) after #else (the #if is on line \(open.line))")
                 }
                 var taken = false
                 if open.outerActive, !open.anyTaken {
-                    taken = directive.name == "else" ? true : try Self.value(argument, definitions, line: number) != 0
+                    taken = name == "else" ? true : try Self.value(argument, macros, line: number) != 0
                 }
-                open.sawElse = directive.name == "else"
+                open.sawElse = name == "else"
                 open.anyTaken = open.anyTaken || taken
                 open.active = taken
                 stack.append(open)
-                branches.append(Branch(line: number, directive: directive.text, taken: taken))
+                branches.append(Branch(line: number, directive: unit.written, taken: taken))
             case "endif":
                 guard stack.popLast() != nil else { throw Failure(line: number, reason: "#endif without #if") }
             case "define" where active:
-                let parts = argument.split(whereSeparator: { $0 == " " || $0 == "\t" })
-                guard let first = parts.first else { throw Failure(line: number, reason: "#define without a name") }
-                let name = String(first)
-                guard Self.isName(name) else {
-                    throw Failure(line: number, reason: "'\(name.prefix(40))' is not a name this evaluator defines")
-                }
-                definitions[name] = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
+                try macros.define(argument, line: number)
             case "undef" where active:
-                definitions[try Self.name(argument, directive)] = nil
+                macros.undefine(try Self.name(argument, name, line: number))
             case "include", "import":
                 // (A `where` after two patterns would guard the second only.)
                 guard active else { break }
                 throw Failure(
                     line: number,
-                    reason: "\(directive.text) is not followed here; preprocess the file with cpp -P -traditional"
+                    reason: "\(unit.written) is not followed here; preprocess the file with cpp -P -traditional"
                 )
             case "error" where active:
-                throw Failure(line: number, reason: directive.text)
+                throw Failure(line: number, reason: unit.written)
             default:
                 // #warning, #pragma, #line, and directives in a branch not taken: nothing to do.
                 break
@@ -244,17 +263,7 @@ package enum InfoPlistPreprocessor {
             .joined(separator: "\n")
     }
 
-    // MARK: Expressions
-
-    static func argument(of directive: Directive) -> Substring {
-        var text = Substring(directive.text).dropFirst().drop { $0 == " " || $0 == "\t" }.dropFirst(
-            directive.name.count
-        )
-        // A `//` or `/* */` comment after the expression is not part of it.
-        if let comment = text.range(of: "//") { text = text[..<comment.lowerBound] }
-        if let comment = text.range(of: "/*") { text = text[..<comment.lowerBound] }
-        return text.trimmingCharacters(in: .whitespaces)[...]
-    }
+    // MARK: Names
 
     static func isName(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
@@ -264,134 +273,13 @@ package enum InfoPlistPreprocessor {
         }
     }
 
-    static func name(_ argument: Substring, _ directive: Directive) throws(Failure) -> String {
-        let name = String(argument)
+    /// The name `#ifdef`, `#ifndef` or `#undef` takes: the first word of `argument` (cpp warns
+    /// about words after it and ignores them).
+    static func name(_ argument: Substring, _ directive: String, line: Int) throws(Failure) -> String {
+        let name = String(argument.prefix { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) })
         guard Self.isName(name) else {
-            throw Failure(line: directive.line, reason: "#\(directive.name) needs one name, found '\(name.prefix(40))'")
+            throw Failure(line: line, reason: "#\(directive) needs one name, found '\(argument.prefix(40))'")
         }
         return name
-    }
-
-    /// The value of an `#if` or `#elif` expression.
-    static func value(_ expression: Substring, _ definitions: [String: Int], line: Int) throws(Failure) -> Int {
-        var parser = ExpressionParser(
-            tokens: try Self.tokens(expression, line: line),
-            definitions: definitions,
-            line: line
-        )
-        let value = try parser.or()
-        guard parser.index == parser.tokens.count else {
-            throw Failure(line: line, reason: "unexpected '\(parser.tokens[parser.index])' in the #if expression")
-        }
-        return value
-    }
-
-    static func tokens(_ expression: Substring, line: Int) throws(Failure) -> [String] {
-        var tokens: [String] = []
-        var rest = expression[...]
-        while let first = rest.first {
-            if first == " " || first == "\t" || first == "\r" {
-                rest = rest.dropFirst()
-                continue
-            }
-            let two = String(rest.prefix(2))
-            if ["&&", "||", "==", "!="].contains(two) {
-                tokens.append(two)
-                rest = rest.dropFirst(2)
-            } else if "()!".contains(first) {
-                tokens.append(String(first))
-                rest = rest.dropFirst()
-            } else if first.isLetter || first == "_" || first.isNumber {
-                let word = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                tokens.append(String(word))
-                rest = rest.dropFirst(word.count)
-            } else {
-                throw Failure(
-                    line: line,
-                    reason:
-                        "'\(first)' is not read in an #if expression (defined, !, &&, ||, ==, !=, (), names and integers)"
-                )
-            }
-        }
-        guard !tokens.isEmpty else { throw Failure(line: line, reason: "#if without an expression") }
-        return tokens
-    }
-
-    /// `or := and ('||' and)*`, `and := equality ('&&' equality)*`, `equality := unary (('=='|'!=') unary)*`,
-    /// `unary := '!' unary | '(' or ')' | 'defined' ('(' NAME ')' | NAME) | INTEGER | NAME`.
-    struct ExpressionParser {
-        let tokens: [String]
-        let definitions: [String: Int]
-        let line: Int
-        var index = 0
-
-        var next: String? { self.index < self.tokens.count ? self.tokens[self.index] : nil }
-
-        func fail(_ reason: String) -> Failure { Failure(line: self.line, reason: reason) }
-
-        mutating func expect(_ token: String) throws(Failure) {
-            guard self.next == token else { throw self.fail("expected '\(token)' in the #if expression") }
-            self.index += 1
-        }
-
-        mutating func or() throws(Failure) -> Int {
-            var value = try self.and()
-            while self.next == "||" {
-                self.index += 1
-                let right = try self.and()
-                value = (value != 0 || right != 0) ? 1 : 0
-            }
-            return value
-        }
-
-        mutating func and() throws(Failure) -> Int {
-            var value = try self.equality()
-            while self.next == "&&" {
-                self.index += 1
-                let right = try self.equality()
-                value = (value != 0 && right != 0) ? 1 : 0
-            }
-            return value
-        }
-
-        mutating func equality() throws(Failure) -> Int {
-            var value = try self.unary()
-            while let token = self.next, token == "==" || token == "!=" {
-                self.index += 1
-                let right = try self.unary()
-                value = (value == right) == (token == "==") ? 1 : 0
-            }
-            return value
-        }
-
-        mutating func unary() throws(Failure) -> Int {
-            guard let token = self.next else { throw self.fail("the #if expression ends early") }
-            self.index += 1
-            switch token {
-            case "!":
-                return try self.unary() == 0 ? 1 : 0
-            case "(":
-                let value = try self.or()
-                try self.expect(")")
-                return value
-            case "defined":
-                let parenthesised = self.next == "("
-                if parenthesised { self.index += 1 }
-                guard let name = self.next, InfoPlistPreprocessor.isName(name) else {
-                    throw self.fail("defined needs a name")
-                }
-                self.index += 1
-                if parenthesised { try self.expect(")") }
-                return self.definitions[name] != nil ? 1 : 0
-            default:
-                if let number = Int(token.hasSuffix("L") || token.hasSuffix("U") ? String(token.dropLast()) : token) {
-                    return number
-                }
-                guard InfoPlistPreprocessor.isName(token) else {
-                    throw self.fail("'\(token.prefix(40))' is not read in an #if expression")
-                }
-                return self.definitions[token] ?? 0
-            }
-        }
     }
 }

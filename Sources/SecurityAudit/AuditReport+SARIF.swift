@@ -1,5 +1,6 @@
 #if Tools
 public import Foundation
+import ServerTrust
 
 extension AuditReport {
     /// The `$schema` written into SARIF logs.
@@ -44,7 +45,9 @@ extension AuditReport {
             var result: [String: JSONValue] = [
                 "ruleId": .string(finding.ruleID),
                 "level": .string(Self.sarifLevel(finding.severity)),
-                "message": ["text": .string(finding.message)],
+                // Messages quote the audited tree: the one rule for outside text (issue 51
+                // item 10), as in the text report; the uri is percent-encoded.
+                "message": ["text": .string(OutsideText.escaped(finding.message))],
                 "locations": [
                     [
                         "physicalLocation": [
@@ -63,7 +66,9 @@ extension AuditReport {
             ]
             if let index = ruleIndex[finding.ruleID] { result["ruleIndex"] = .int(index) }
             if let suppression = finding.suppression {
-                result["suppressions"] = [["kind": "inSource", "justification": .string(suppression.reason)]]
+                result["suppressions"] = [
+                    ["kind": "inSource", "justification": .string(OutsideText.escaped(suppression.reason))]
+                ]
             }
             return .object(result)
         }
@@ -76,7 +81,7 @@ extension AuditReport {
         let notifications: [JSONValue] = unreadableFiles.map { file in
             [
                 "level": "warning",
-                "message": ["text": .string("\(file.path) could not be audited: \(file.reason)")],
+                "message": ["text": .string(OutsideText.escaped("\(file.path) could not be audited: \(file.reason)"))],
                 "locations": [
                     [
                         "physicalLocation": [

@@ -1,5 +1,6 @@
 #if Tools
 import Foundation
+import ServerTrust
 
 extension AuditReport {
     /// The report in compiler style, one finding per line followed by an indented fix:
@@ -57,43 +58,18 @@ extension AuditReport {
         return parts.isEmpty ? "" : " (" + parts.joined(separator: "; ") + ")"
     }
 
-    /// `text` made safe to print as one line of a terminal or a CI log.
+    /// `text` made safe to print as one line of a terminal or a CI log: ServerTrust's one rule
+    /// for outside text, `OutsideText.escaped(_:)`.
     ///
-    /// - Control characters (C0, DEL, C1), the Unicode line and paragraph separators and the
-    ///   bidirectional overrides and isolates are written as `\u{…}`, so a file name cannot end the
-    ///   line, rewrite the terminal or reorder what the reader sees.
-    /// - A line that starts (after blanks) with `::` would be a GitHub Actions workflow command, and
-    ///   `##[` anywhere an old-style one: their first character is written as `\u{3A}` or `\u{23}`.
+    /// - Control characters (C0, DEL, C1), every white space but U+0020, the Unicode line and
+    ///   paragraph separators and the bidirectional marks, overrides and isolates are written as
+    ///   `\u{…}`, so a file name cannot end the line, rewrite the terminal or reorder what the
+    ///   reader sees, and no Unicode space the Actions runner trims can come before a `::`.
+    /// - A line that starts (after spaces) with `::` would be a GitHub Actions workflow command,
+    ///   and `##[` anywhere an old-style one: their first character is written as `\u{3A}` or
+    ///   `\u{23}`.
     public static func textLine(_ text: String) -> String {
-        // Every scalar escaped below has a UTF-8 byte under 0x20, 0x7F, or a lead byte 0xC2
-        // (U+0080–U+00BF) or 0xE2 (U+2000–U+2FFF): text without one is copied as it is, not
-        // scalar by scalar (the report of a file with thousands of findings spent a fifth of
-        // its time here).
-        var line = text
-        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) {
-            line = ""
-            line.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
-            for scalar in text.unicodeScalars {
-                switch scalar.value {
-                case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
-                    line += Self.escaped(scalar)
-                default:
-                    line.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        let blanks = line.prefix { $0 == " " }
-        if line.dropFirst(blanks.count).hasPrefix("::") {
-            line = blanks + Self.escaped(":") + line.dropFirst(blanks.count + 1)
-        }
-        if line.containsUTF8("##[") {
-            line = line.replacingOccurrences(of: "##[", with: "#" + Self.escaped("#") + "[")
-        }
-        return line
-    }
-
-    private static func escaped(_ scalar: Unicode.Scalar) -> String {
-        "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+        OutsideText.escaped(text)
     }
 }
 #endif

@@ -68,7 +68,7 @@ struct Diagnose: AsyncParsableCommand {
         if self.json {
             try printJSON(report)
         } else {
-            print(report.text)
+            printEscaped(report.text)
         }
         if report.status != 0 { throw ExitCode(report.status) }
     }

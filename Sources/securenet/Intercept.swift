@@ -113,7 +113,7 @@ struct Intercept: AsyncParsableCommand {
                 passThrough: Set(self.passThrough),
                 forward: forward,
                 onConnection: { connection in
-                    Self.say(json ? Self.jsonLine(connection) : Self.textLine(connection))
+                    Self.say(json ? Self.jsonLine(connection) : OutsideText.escaped(Self.textLine(connection)))
                     done.count()
                 }
             )

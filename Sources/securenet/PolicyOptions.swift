@@ -76,7 +76,7 @@ struct CLIError: Error {
     /// Prints the line and exits 1.
     func exit() -> ExitCode {
         var standardError = StandardError()
-        print("securenet: \(self.subject): \(self.message)", to: &standardError)
+        printEscaped("securenet: \(self.subject): \(self.message)", to: &standardError)
         return ExitCode(1)
     }
 }

@@ -119,7 +119,7 @@ struct RequestCommand: AsyncParsableCommand {
             throw error.exit()
         } catch let failure as UntrustedServer {
             var standardError = StandardError()
-            print("securenet: \(self.shownURL): \(failure.message)", to: &standardError)
+            printEscaped("securenet: \(self.shownURL): \(failure.message)", to: &standardError)
             throw ExitCode(2)
         }
     }

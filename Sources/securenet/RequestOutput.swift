@@ -152,12 +152,12 @@ struct Exchange {
     static func printTrust(_ observation: HandshakeObservation) {
         var standardError = StandardError()
         let trust = Self.trust(observation)
-        print("* trust: \(trust.verdict)", to: &standardError)
+        printEscaped("* trust: \(trust.verdict)", to: &standardError)
         for (index, certificate) in trust.chain.enumerated() {
-            print("*   [\(index)] \(certificate.subject)  \(certificate.pin)", to: &standardError)
+            printEscaped("*   [\(index)] \(certificate.subject)  \(certificate.pin)", to: &standardError)
         }
-        print("* pins: \(trust.pins)", to: &standardError)
-        print("* CT: \(trust.certificateTransparency)", to: &standardError)
+        printEscaped("* pins: \(trust.pins)", to: &standardError)
+        printEscaped("* CT: \(trust.certificateTransparency)", to: &standardError)
     }
 
     /// `-v`: on standard error, in curl's manner.
@@ -166,18 +166,18 @@ struct Exchange {
         let record = self.record
         if let connection = self.connection {
             let tls = connection.negotiated.map { "\($0.version), \($0.cipherSuiteName), " } ?? ""
-            print(
+            printEscaped(
                 "* connected to \(connection.host):\(connection.port): \(tls)\(connection.httpVersion)",
                 to: &standardError
             )
         }
         if let handshake = self.handshake { Self.printTrust(handshake) }
-        print("> \(record.request.method ?? "") \(record.request.url ?? "")", to: &standardError)
-        for field in record.request.headers { print("> \(field.name): \(field.value)", to: &standardError) }
-        if let body = record.request.body { print("> (body) \(body)", to: &standardError) }
-        print("< \(record.response.status ?? 0)", to: &standardError)
-        for field in record.response.headers { print("< \(field.name): \(field.value)", to: &standardError) }
-        print(
+        printEscaped("> \(record.request.method ?? "") \(record.request.url ?? "")", to: &standardError)
+        for field in record.request.headers { printEscaped("> \(field.name): \(field.value)", to: &standardError) }
+        if let body = record.request.body { printEscaped("> (body) \(body)", to: &standardError) }
+        printEscaped("< \(record.response.status ?? 0)", to: &standardError)
+        for field in record.response.headers { printEscaped("< \(field.name): \(field.value)", to: &standardError) }
+        printEscaped(
             "* timings: DNS \(Timings.text(self.timings.dns)), connect \(Timings.text(self.timings.connect)), TLS \(Timings.text(self.timings.tlsHandshake)), first byte \(Timings.text(self.timings.firstByte)) (request sent to response head), total \(Timings.text(self.timings.total))",
             to: &standardError
         )

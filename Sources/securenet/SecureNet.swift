@@ -86,16 +86,16 @@ struct PinsShow: AsyncParsableCommand {
                 }
             } catch let error as ServerTrustError {
                 status = 1
-                print("securenet: \(target): \(error.message)", to: &standardError)
+                printEscaped("securenet: \(target): \(error.message)", to: &standardError)
             } catch let error as SecureHTTPError {
                 status = 1
-                print("securenet: \(target): \(error.message)", to: &standardError)
+                printEscaped("securenet: \(target): \(error.message)", to: &standardError)
             }
         }
         if self.json {
             try printJSON(outputs)
         } else {
-            for output in outputs { print(output.text) }
+            for output in outputs { printEscaped(output.text) }
         }
         if status != 0 { throw ExitCode(status) }
     }
@@ -163,8 +163,10 @@ struct PinsOutput: Encodable {
         var role: String?
 
         init(_ entry: CertificateFile.Entry) {
-            self.subject = entry.certificate.map { String(describing: $0.subject) } ?? "(cannot be fully parsed)"
-            self.issuer = entry.certificate.map { String(describing: $0.issuer) } ?? ""
+            self.subject =
+                entry.certificate.map { OutsideText.escaped(String(describing: $0.subject)) }
+                ?? "(cannot be fully parsed)"
+            self.issuer = entry.certificate.map { OutsideText.escaped(String(describing: $0.issuer)) } ?? ""
             self.notBefore = entry.certificate?.notValidBefore
             self.notAfter = entry.certificate?.notValidAfter
             self.key =
@@ -174,8 +176,8 @@ struct PinsOutput: Encodable {
         }
 
         init(certificate: X509.Certificate, pin: Pin) {
-            self.subject = String(describing: certificate.subject)
-            self.issuer = String(describing: certificate.issuer)
+            self.subject = OutsideText.escaped(String(describing: certificate.subject))
+            self.issuer = OutsideText.escaped(String(describing: certificate.issuer))
             self.notBefore = certificate.notValidBefore
             self.notAfter = certificate.notValidAfter
             self.key = Self.keyName(certificate.publicKey)
@@ -265,6 +267,19 @@ func printJSON(_ value: some Encodable) throws {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Prints `text` with each of its lines through ``OutsideText/escapedLines(_:)`` (issue 51
+/// item 10): every text securenet prints as text holds what a server, a certificate or a file
+/// chose (names, messages, header values), and none of it may rewrite the terminal or start a CI
+/// workflow command. JSON output is not passed through it (its encoder escapes controls).
+func printEscaped(_ text: String) {
+    print(OutsideText.escapedLines(text))
+}
+
+/// ``printEscaped(_:)`` on standard error.
+func printEscaped(_ text: String, to standardError: inout StandardError) {
+    print(OutsideText.escapedLines(text), to: &standardError)
 }
 
 struct StandardError: TextOutputStream {

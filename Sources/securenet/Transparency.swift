@@ -48,7 +48,7 @@ struct Transparency: ParsableCommand {
             let code = try self.check()
             if code != 0 { throw ExitCode(code) }
         } catch let error as ServerTrustError {
-            print("securenet: \(error.message)", to: &standardError)
+            printEscaped("securenet: \(error.message)", to: &standardError)
             throw ExitCode(1)
         }
     }
@@ -115,7 +115,7 @@ struct Transparency: ParsableCommand {
             )
             try printJSON(output)
         } else {
-            print(
+            printEscaped(
                 self.text(
                     leaf: leaf,
                     issuerFound: issuer != nil,

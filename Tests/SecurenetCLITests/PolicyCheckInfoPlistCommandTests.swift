@@ -173,5 +173,37 @@ struct PolicyCheckInfoPlistCommandTests {
         #expect(notAPlist.status == 1)
         #expect(notAPlist.error.contains("-D and --preprocess apply to an Info.plist"))
     }
+
+    /// Issue 51 item 11: `-D BETA` reads the branch `cpp -P -traditional -DBETA` keeps, for a
+    /// directive past 80 characters and one with a comment before its end; a name defined as
+    /// text is refused with its line, not read as 1.
+    @Test func dReadsTheBranchCppReads() async throws {
+        let directory = try TemporaryDirectory()
+        for directive in [
+            "#if defined(DEBUG) || defined(STAGING) || defined(QA) || defined(INTERNAL) || defined(BETA)",
+            "#if 0 /* strict */ || defined(BETA)",
+        ] {
+            let text = Self.preprocessed.replacingOccurrences(of: "#ifdef DEBUG", with: directive)
+            let file = try directory.write("Info.plist", Array(text.utf8))
+            let beta = try await run([file, "-D", "BETA"])
+            #expect(beta.status == 0, "\(beta.error)")
+            #expect(
+                beta.output.contains("EXCEPT: plain HTTP allowed to every host without an exception"),
+                "\(directive)"
+            )
+            #expect(beta.output.contains("  line 6 \(directive): read\n"), "\(beta.output)")
+            let release = try await run([file, "--preprocess"])
+            #expect(release.status == 0, "\(release.error)")
+            #expect(release.output.contains("plain HTTP allowed to local hosts"), "\(directive)")
+        }
+        let text = Self.preprocessed.replacingOccurrences(of: "#ifdef DEBUG", with: "#define MODE strict\n#if MODE")
+        let file = try directory.write("Info.plist", Array(text.utf8))
+        let refused = try await run([file, "--preprocess"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.error.contains("line 7: 'MODE' is defined as text ('strict'), not as an integer"),
+            "\(refused.error)"
+        )
+    }
 }
 #endif

@@ -172,6 +172,29 @@ struct HostileTreeTests {
         #expect(lines[4].hasPrefix(#"c\u{1B}[2J#\u{23}[add-mask]d.swift:1:9: "#), "\(lines[4])")
     }
 
+    /// The Actions runner trims every Unicode white space before it looks for `::` (issue 51
+    /// item 10): a file name that starts with U+3000, NBSP or U+2003 before `::` must not start
+    /// a workflow command either.
+    @Test func aUnicodeSpaceBeforeColonsCannotStartAWorkflowCommand() throws {
+        let source = Array(#"let u = "http://backend.com/""#.utf8)
+        let report = try Self.audit([
+            ("\u{3000}::error::forged.swift", source),
+            ("\u{A0}::warning::b.swift", source),
+            ("\u{2003}::notice::c.swift", source),
+        ])
+        #expect(report.findings.count == 3)
+        let lines = report.text().split(separator: "\n").map(String.init)
+        for line in lines {
+            // The runner's trim: every white space, Unicode's included.
+            let trimmed = line.unicodeScalars.drop { $0.properties.isWhitespace }
+            #expect(!String(String.UnicodeScalarView(trimmed)).hasPrefix("::"), "\(line)")
+            #expect(!line.unicodeScalars.contains { $0.properties.isWhitespace && $0 != " " }, "\(line)")
+        }
+        #expect(lines.contains { $0.hasPrefix(#"\u{3000}::error::forged.swift:1:9: "#) }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix(#"\u{A0}::warning::b.swift:1:9: "#) }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix(#"\u{2003}::notice::c.swift:1:9: "#) }, "\(lines)")
+    }
+
     @Test func textLineEscapesWhatATerminalWouldObey() {
         #expect(AuditReport.textLine("  ::set-output name=x::y") == #"  \u{3A}:set-output name=x::y"#)
         #expect(AuditReport.textLine("a\tb\u{7F}\u{85}\u{2028}\u{202E}c") == #"a\u{9}b\u{7F}\u{85}\u{2028}\u{202E}c"#)

@@ -307,7 +307,8 @@ struct InfoPlistLeniencyTests {
         ("#if VERSION == 2", ["VERSION": 2], true),
         ("#if VERSION != 2", ["VERSION": 2], false),
         ("#if 0", [:], false),
-        ("#if 1 // always", [:], true),
+        ("#if 1 /* always */", [:], true),
+        ("#if A >= 2", ["A": 2], true),
         ("#ifndef RELEASE", [:], true),
         ("#if defined RELEASE", ["RELEASE": 1], true),
         ("#if UNDEFINED", [:], false),
@@ -327,8 +328,8 @@ struct InfoPlistLeniencyTests {
             "#include \"Config.h\" is not followed here; preprocess the file with cpp -P -traditional"
         ),
         (
-            "#if A >= 2\n#endif", 1,
-            "'>' is not read in an #if expression (defined, !, &&, ||, ==, !=, (), names and integers)"
+            "#if A = 2\n#endif", 1,
+            "'=' is not read in an #if expression (integers, names, defined, and C's operators but assignment and comma)"
         ),
         ("#if (A\n#endif", 1, "expected ')' in the #if expression"),
     ])

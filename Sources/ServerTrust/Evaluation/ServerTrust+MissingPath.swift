@@ -59,7 +59,7 @@ extension ServerTrust {
             seen.insert(issuer)
             current = issuer
         }
-        let issuerName = String(describing: current.issuer)
+        let issuerName = OutsideText.escaped(String(describing: current.issuer))
         let sameName = appAnchors.contains { $0.subject == current.issuer }
         let rekeyed =
             sameName

@@ -357,7 +357,7 @@ public struct ServerTrust: Sendable {
         let knownLines = pins.pins.map { "    \($0)" }.joined(separator: "\n")
         let failure = ServerTrustError(
             .pinMismatch,
-            "certificate pinning failure for \(requirements.host) (pins of \(pattern))\n  served chain:\n\(servedLines)\n  pinned:\n\(knownLines)"
+            "certificate pinning failure for \(OutsideText.escaped(requirements.host)) (pins of \(pattern))\n  served chain:\n\(servedLines)\n  pinned:\n\(knownLines)"
         )
         return TrustDecision(
             host: requirements.host,

@@ -29,10 +29,11 @@ public struct TrustWarning: Hashable, Sendable, CustomStringConvertible {
     /// A sentence for people; never holds a secret.
     public let message: String
 
-    /// Creates a warning.
+    /// Creates a warning. `message` goes through ``OutsideText/escapedLines(_:)``, as a
+    /// ``ServerTrustError``'s does.
     public init(_ code: Code, _ message: String) {
         self.code = code
-        self.message = message
+        self.message = OutsideText.escapedLines(message)
     }
 
     /// `code: message`.

@@ -100,7 +100,8 @@ extension TransportSecurityPolicy {
     /// as it does there, with no branches.
     /// - Returns: the policy and every conditional branch, read or skipped.
     /// - Throws: as ``readInfoPlist(_:)``; `$` and the line for a directive the evaluator does
-    ///   not read (`#include`, an expression beyond `defined`, `!`, `&&`, `||`, `==`, `!=`).
+    ///   not read as `cpp -P -traditional` would (`#include`, a name defined as text, a
+    ///   function-like macro; see ``InfoPlistPreprocessor``).
     package static func readInfoPlist(
         _ data: Data,
         preprocessorDefinitions definitions: [String: Int]

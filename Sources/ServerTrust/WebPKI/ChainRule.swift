@@ -48,8 +48,9 @@ extension Certificate {
         get throws { (try self.extensions.authorityKeyIdentifier, try self.extensions.subjectKeyIdentifier) }
     }
 
-    /// The subject, for messages.
-    var subjectText: String { String(describing: self.subject) }
+    /// The subject, for messages: chosen by whoever made the certificate, so escaped
+    /// (``OutsideText/escaped(_:)``).
+    var subjectText: String { OutsideText.escaped(String(describing: self.subject)) }
 }
 
 /// Which trust anchors the profile rules judge: those the app supplied, never the system's roots.

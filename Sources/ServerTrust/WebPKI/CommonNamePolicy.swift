@@ -60,7 +60,7 @@ public struct CommonNamePolicy: ChainRule, Sendable {
         }
         if matches { return nil }
         return
-            "the leaf's common name \(text.debugDescription) is not written exactly as one of its subject alternative names (BR §7.1.4.3)"
+            "the leaf's common name \(OutsideText.quoted(text)) is not written exactly as one of its subject alternative names (BR §7.1.4.3)"
     }
 
     private static func failure(_ message: String) -> ServerTrustError {

@@ -57,7 +57,9 @@ enum NameMatching {
             switch name {
             case .dnsName(let text):
                 guard let labels = NameMatching.dnsLabels(text, allowsWildcard: true) else {
-                    return .failure(Problem(reason: "the DNS name \(text.debugDescription) is not a valid host name"))
+                    return .failure(
+                        Problem(reason: "the DNS name \(OutsideText.quoted(text)) is not a valid host name")
+                    )
                 }
                 return .success(.dns(labels: labels))
             case .ipAddress(let octets):
@@ -72,7 +74,7 @@ enum NameMatching {
                 else {
                     return .failure(
                         Problem(
-                            reason: "the URI \(text.debugDescription) has no host name to check (RFC 5280 §4.2.1.10)"
+                            reason: "the URI \(OutsideText.quoted(text)) has no host name to check (RFC 5280 §4.2.1.10)"
                         )
                     )
                 }
@@ -81,7 +83,7 @@ enum NameMatching {
                 guard let at = text.lastIndex(of: "@"), at != text.startIndex,
                     let domain = NameMatching.dnsLabels(String(text[text.index(after: at)...]), allowsWildcard: false)
                 else {
-                    return .failure(Problem(reason: "the e-mail address \(text.debugDescription) is malformed"))
+                    return .failure(Problem(reason: "the e-mail address \(OutsideText.quoted(text)) is malformed"))
                 }
                 return .success(.email(local: text[..<at], domain: domain))
             case .directoryName(let name):
@@ -397,10 +399,10 @@ enum NameMatching {
 
     static func text(_ name: GeneralName) -> String {
         switch name {
-        case .dnsName(let value): return "dNSName \(value.debugDescription)"
-        case .uniformResourceIdentifier(let value): return "URI \(value.debugDescription)"
-        case .rfc822Name(let value): return "rfc822Name \(value.debugDescription)"
-        case .directoryName(let value): return "directoryName \"\(value)\""
+        case .dnsName(let value): return "dNSName \(OutsideText.quoted(value))"
+        case .uniformResourceIdentifier(let value): return "URI \(OutsideText.quoted(value))"
+        case .rfc822Name(let value): return "rfc822Name \(OutsideText.quoted(value))"
+        case .directoryName(let value): return "directoryName \(OutsideText.quoted(String(describing: value)))"
         case .ipAddress(let octets):
             let bytes = Array(octets.bytes)
             if bytes.count == 8 || bytes.count == 32 {

@@ -75,9 +75,9 @@ public struct WebPKIServerIdentityPolicy: ChainRule, Sendable {
 
     static func text(_ name: GeneralName) -> String {
         switch name {
-        case .dnsName(let value): return value
+        case .dnsName(let value): return OutsideText.escaped(value)
         case .ipAddress(let bytes): return Self.addressText(Array(bytes.bytes))
-        default: return String(describing: name)
+        default: return OutsideText.escaped(String(describing: name))
         }
     }
 

@@ -29,8 +29,10 @@ struct HTTP1RequestBytes {
     /// say `Content-Length: 0`. `Host` comes first unless the request has one (§3.2).
     ///
     /// - Throws: ``SecureHTTPError/Code/invalidRequest`` for a `Transfer-Encoding` whose last
-    ///   coding is not `chunked` (§6.1: the request could not be framed).
+    ///   coding is not `chunked` (§6.1: the request could not be framed), and for a `Host` that
+    ///   differs from the authority (``HostField``: HTTP/2 would not send it).
     init(_ request: HTTPRequest, body: Data?, allocator: ByteBufferAllocator) throws(SecureHTTPError) {
+        try HostField.check(request)
         let method = request.method.rawValue
         let path = request.path ?? "/"
         var buffer = allocator.buffer(capacity: 256 + (body?.count ?? 0))

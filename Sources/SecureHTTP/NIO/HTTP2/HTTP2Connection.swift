@@ -118,6 +118,13 @@ final class HTTP2Connection: Sendable {
     /// Opens the exchange's stream, on the connection's event loop; a request that cannot have
     /// one fails as not sent.
     private func open(_ request: StreamRequest, for exchange: HTTP2Exchange) {
+        do {
+            // The same refusal as HTTP/1.1's: a Host that is not the authority (HTTP/2 drops it).
+            try HostField.check(request.request)
+        } catch {
+            exchange.fail(error)
+            return
+        }
         let state = self.state
         let snapshot = state.snapshot
         guard self.channel.isActive, !snapshot.closing else {
@@ -198,7 +205,7 @@ final class HTTP2Connection: Sendable {
     ]
 
     /// The request's HEADERS: the pseudo-header fields first (RFC 9113 §8.3.1, `:authority`
-    /// instead of `Host`), then the fields with lowercase names (swift-http-types' canonical
+    /// instead of `Host`, which ``HostField`` checked equals the authority), then the fields with lowercase names (swift-http-types' canonical
     /// names are lowercase), without connection-specific ones; `TE` only as `trailers`.
     static func makeHeaders(_ request: HTTPRequest, body: Data?) -> HPACKHeaders {
         var headers = HPACKHeaders()
