@@ -30,7 +30,7 @@ enum Live {
         configuration.timeouts.request = .seconds(60)
         configuration.timeouts.idle = .seconds(20)
         configuration.timeouts.tlsHandshake = .seconds(30)
-        configuration.timeouts.connect = .seconds(5)
+        configuration.timeouts.connect = .seconds(30)
         configuration.maximumConnectionsPerHost = 4
         configuration.redirects = .follow(maximum: 5)
         configure(&configuration)
