@@ -6,6 +6,7 @@ import HTTPTypesFoundation
 import NIOConcurrencyHelpers
 import NIOCore
 import SecureHTTP
+import SecureNetworkingInternal
 import ServerTrust
 
 /// `securenet request URL`: one request through `NIOHTTPTransport` under the exact policy an app
@@ -253,11 +254,16 @@ struct RequestCommand: AsyncParsableCommand {
         if let data = self.data { return Data(data.utf8) }
         guard let file = self.dataFile else { return nil }
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: file))
+            return try RegularFileReader.read(file, limit: Self.maximumBodyFileSize)
         } catch {
-            throw CLIError(subject: file, "cannot read the request body")
+            throw CLIError(subject: file, "cannot read the request body: \(error.reason)")
         }
     }
+
+    /// The largest `--data-file` read (a FIFO or `/dev/zero` is refused before a byte is read).
+    static let maximumBodyFileSize = 64 << 20
+    /// The largest certificate, key or PKCS#12 file read.
+    static let maximumIdentityFileSize = 1 << 20
 
     func clientIdentity() throws(CLIError) -> ClientIdentity? {
         if let cert = self.cert, let key = self.key {
@@ -281,10 +287,11 @@ struct RequestCommand: AsyncParsableCommand {
     }
 
     static func read(_ path: String, _ what: String) throws(CLIError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError(subject: path, "cannot read \(what)")
+        do {
+            return Array(try RegularFileReader.read(path, limit: Self.maximumIdentityFileSize))
+        } catch {
+            throw CLIError(subject: path, "cannot read \(what): \(error.reason)")
         }
-        return Array(data)
     }
 }
 

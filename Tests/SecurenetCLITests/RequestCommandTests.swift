@@ -5,6 +5,14 @@ import SecureNetworkingTesting
 import ServerTrust
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `securenet request URL`: the built binary against loopback servers, with policies, pins,
 /// client certificates, and the bad inputs.
 @Suite("securenet request")
@@ -54,6 +62,32 @@ struct RequestCommandTests {
             #expect(result.output == "hello GET")
             #expect(result.error.isEmpty)
             #expect(server.statistics.requests.map(\.uri) == ["/items?page=2"])
+        }
+    }
+
+    /// Issue 51 item 12: a body or identity file that is not a regular file (a FIFO would
+    /// block, `/dev/zero` would never end) is refused before anything is sent.
+    @Test func bodyAndIdentityFilesThatAreNotFilesAreRefusedAtOnce() async throws {
+        let caFile = try CAFile()
+        let (directory, ca) = (caFile.directory, caFile.path)
+        let fifo = directory.url.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        try await withLoopbackHTTPServer(LoopbackHTTPServer.TLS(chain: try Self.pki.validChain()), handler: Self.echo) {
+            server in
+            let url = "https://localhost:\(server.port)/items"
+            let zeroBody = try await run([url, "--ca", ca, "--data-file", "/dev/zero"])
+            #expect(zeroBody.status == 1)
+            #expect(
+                zeroBody.error.contains("cannot read the request body: it is a character device, not a regular file"),
+                "\(zeroBody.error)"
+            )
+            let pipedKey = try await run([url, "--ca", ca, "--cert", ca, "--key", fifo])
+            #expect(pipedKey.status == 1)
+            #expect(
+                pipedKey.error.contains("cannot read the client key: it is a FIFO, not a regular file"),
+                "\(pipedKey.error)"
+            )
+            #expect(server.statistics.requests.isEmpty)
         }
     }
 
