@@ -90,7 +90,7 @@ struct Diagnose: AsyncParsableCommand {
         if isatty(STDERR_FILENO) == 1 {
             var standardError = StandardError()
             let count = configurations.count + (appPolicy == nil ? 0 : 1)
-            print(
+            printEscaped(
                 "securenet: diagnosing \(Redaction.url(url) ?? self.url) (\(count) configurations)…",
                 to: &standardError
             )

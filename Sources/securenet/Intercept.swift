@@ -85,7 +85,10 @@ struct Intercept: AsyncParsableCommand {
         do {
             (authority, created) = try InterceptionAuthority.loadOrCreate(in: directory)
         } catch {
-            print("securenet: the intercept CA in \(directory.path) cannot be used: \(error)", to: &standardError)
+            printEscaped(
+                "securenet: the intercept CA in \(directory.path) cannot be used: \(error)",
+                to: &standardError
+            )
             throw ExitCode(1)
         }
         var policy = TransportSecurityPolicy.strict
@@ -119,11 +122,11 @@ struct Intercept: AsyncParsableCommand {
             )
         } catch {
             await transport.shutdown()
-            print("securenet: cannot listen on 127.0.0.1:\(self.port): \(error)", to: &standardError)
+            printEscaped("securenet: cannot listen on 127.0.0.1:\(self.port): \(error)", to: &standardError)
             throw ExitCode(1)
         }
         let caFile = directory.appendingPathComponent(InterceptionAuthority.File.certificatePEM).path
-        print(
+        printEscaped(
             """
             securenet intercept: listening on 127.0.0.1:\(proxy.port)
             CA (\(created ? "created" : "reused")): \(caFile) and \(InterceptionAuthority.File.certificateDER), pin \(authority.pin)

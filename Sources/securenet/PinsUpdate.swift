@@ -60,11 +60,11 @@ struct PinsKeygen: ParsableCommand {
             try? FileManager.default.removeItem(atPath: self.out)
             throw PinsCommandFailure("\(OutsideText.quoted(publicPath)): \(error.reason); no key was written")
         }
-        print("private key: \(self.out) (keep it offline; it never belongs in the app)")
-        print("public key:  \(publicPath)")
+        printEscaped("private key: \(self.out) (keep it offline; it never belongs in the app)")
+        printEscaped("public key:  \(publicPath)")
         print("key id:      \(key.publicKey.id)")
         print("algorithm:   \(key.publicKey.algorithm)")
-        print("In the app:  try PinUpdateKey(pemEncoded: <the contents of \(publicPath)>)")
+        printEscaped("In the app:  try PinUpdateKey(pemEncoded: <the contents of \(publicPath)>)")
     }
 
     /// `key.pem` → `key.pub.pem`; another name gets `.pub` appended.
@@ -197,7 +197,7 @@ struct PinsSign: AsyncParsableCommand {
                 throw PinsCommandFailure("cannot write \(out)")
             }
             var standardError = StandardError()
-            print(
+            printEscaped(
                 "signed version \(update.version) (\(update.entries.count) host patterns) with \(publicHalf): \(out)",
                 to: &standardError
             )
